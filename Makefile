@@ -1,0 +1,69 @@
+# Two commands do all the set-up on a fresh machine: `make serve` and `make test`.
+# Each step is idempotent: a stamp file records what was installed from which manifest.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+HTMX   := static/vendor/htmx.min.js
+AXE    := node_modules/axe-core/axe.min.js
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: setup setup-test serve test test-fast bench lint browser clean
+
+setup: $(VENV)/.app-installed $(HTMX)
+
+setup-test: setup $(VENV)/.test-installed $(AXE) browser
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(VENV)/.app-installed: pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test-installed: pyproject.toml $(VENV)/.app-installed
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+# npm ci installs exactly what package-lock.json pins (htmx 2.0.x, axe-core).
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(AXE): node_modules/.package-lock.json
+
+$(HTMX): node_modules/.package-lock.json
+	mkdir -p static/vendor
+	cp node_modules/htmx.org/dist/htmx.min.js $@
+
+# The browser tests drive Debian's chromium; install it when missing and we are root.
+browser:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian chromium (apt)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "chromium is missing at $(CHROMIUM): run 'sudo apt-get install chromium'" >&2; exit 1; \
+	  fi; \
+	fi
+
+serve: setup
+	$(PY) -m app
+
+test: setup-test lint
+	$(PY) -m pytest
+
+# Everything but the real-browser tests: a quick loop while editing.
+test-fast: setup-test
+	$(PY) -m pytest -m "not browser"
+
+lint: setup-test
+	$(VENV)/bin/ruff check witness app tests bench
+	$(VENV)/bin/mypy
+
+bench: setup
+	$(PY) bench/witness.py
+
+clean:
+	rm -rf $(VENV) node_modules static/vendor .pytest_cache .mypy_cache .ruff_cache .hypothesis

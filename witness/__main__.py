@@ -1,0 +1,5 @@
+import sys
+
+from witness.cli import main
+
+sys.exit(main())

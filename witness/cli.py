@@ -1,0 +1,114 @@
+"""`python -m witness` for instructors: a request trace, a k sweep table, or JSON.
+
+Every Settings field is an option with its range in the help, taken from the model:
+
+    python -m witness trace --match 0.55 --k 6
+    python -m witness sweep --draft-cost 0.2
+    python -m witness eval --repair off
+    python -m witness json --seed 9 > trace.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from pydantic import ValidationError
+
+from witness.evaluation import evaluate
+from witness.request import RequestTrace, serve_request
+from witness.settings import Settings, expected_text, field_bounds
+from witness.sweep import sweep_k
+
+MARK = {"accepted": "", "repaired": "*", "bonus": "+", "unchecked": "?"}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m witness",
+        description="Speculative decoding, one served request at a time (deterministic).",
+    )
+    parser.add_argument("view", choices=["trace", "sweep", "eval", "json"], nargs="?", default="trace")
+    for name, info in Settings.model_fields.items():
+        kind = field_bounds(name)["kind"]
+        help_text = f"{info.title}: {expected_text(name)} (default {info.default!r})"
+        if kind == "bool":
+            help_text = f"{info.title}: on or off (default {'on' if info.default else 'off'})"
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, metavar=kind.upper(), help=help_text)
+    parser.add_argument("--blocks", type=int, default=100_000, help="blocks per mode for 'eval'")
+    return parser
+
+
+def _fmt(x: float | None, unit: str = "") -> str:
+    return "unbounded" if x is None else f"{x:.3f}{unit}"
+
+
+def format_trace(trace: RequestTrace) -> str:
+    t, c = trace.totals, trace.check
+    lines = [f"prompt: {' '.join(trace.prompt_words)}", ""]
+    for b in trace.blocks:
+        lines.append(f"block {b.index:>2}  after '{' '.join(b.context)}'")
+        for d in b.drafts:
+            verdict = {True: "accept", False: "REJECT", None: "-"}[d.accepted]
+            lines.append(
+                f"   draft {d.position + 1} {d.word!r:<14} p={d.p:.3f} q={d.q:.3f} "
+                f"p/q={d.ratio:.3f} u={d.u:.3f} {verdict}"
+            )
+        if b.result.repair_token is not None:
+            top = ", ".join(f"{w} {r:.2f}" for w, r in b.residual_top)
+            lines.append(f"   residual [{top}] -> repair {b.final_word!r}")
+        elif b.result.bonus_token is not None:
+            lines.append(f"   all accepted -> bonus {b.final_word!r} from p")
+        emitted = " ".join(w + MARK[k] for w, k in zip(b.emitted_words, b.emitted_kinds, strict=True))
+        lines.append(f"   emits: {emitted}")
+    lines += [
+        "",
+        f"text: {trace.text}",
+        f"tokens {t.tokens} | target passes {t.target_passes} (plain decoding {t.baseline_target_passes})"
+        f" | draft passes {t.draft_passes} | cost {t.cost_units:.2f} units",
+        f"speedup measured {_fmt(t.speedup_measured, 'x')} | expected {_fmt(t.speedup_expected, 'x')}"
+        f" at mean alpha {t.mean_alpha:.3f}",
+        f"time {t.ms_speculative:.0f} ms vs {t.ms_baseline:.0f} ms plain",
+        f"distribution: mode {c.mode}, exact TV to p max {c.tv_max:.2e}"
+        f" -> {'target kept' if c.keeps_target else 'target NOT kept'}",
+        "marks: * repaired from the residual, + bonus from p, ? unchecked draft",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    given = {
+        name: getattr(args, name)
+        for name in Settings.model_fields
+        if getattr(args, name) is not None
+    }
+    try:
+        settings = Settings(**given)
+    except ValidationError as exc:
+        for err in exc.errors():
+            print(f"error: {err['msg']}", file=sys.stderr)
+        return 2
+    if args.view == "trace":
+        print(format_trace(serve_request(settings)))
+    elif args.view == "json":
+        print(json.dumps(serve_request(settings).to_dict(), indent=2))
+    elif args.view == "sweep":
+        sweep = sweep_k(settings)
+        print(f"alpha {sweep.alpha:.3f}, draft cost {sweep.draft_cost:g}: optimal k = {sweep.optimal_k}"
+              + ("" if sweep.pays else " (speculation does not pay: alpha <= c)"))
+        print(f"{'k':>3} {'measured':>9} {'expected':>9} {'tok/pass':>9}")
+        for pt in sweep.points:
+            mark = "  <- optimum" if pt.k == sweep.optimal_k else ""
+            print(f"{pt.k:>3} {_fmt(pt.speedup_measured):>9} {pt.speedup_expected:>9.3f} "
+                  f"{_fmt(pt.tokens_per_pass):>9}{mark}")
+    else:
+        ev = evaluate(settings, blocks=args.blocks)
+        print(f"alpha at the first position {ev.alpha:.3f}; {ev.modes[0].blocks} blocks per mode")
+        for m in ev.modes:
+            print(f"{m.mode:<10} chi2 p={m.chi_square.p_value:.3g} TV sampled {m.tv_empirical:.4f}"
+                  f" exact {m.tv_exact:.4f} speedup {_fmt(m.speedup_measured, 'x')}"
+                  f" -> {'keeps p' if m.keeps_target else 'FAILS p'}")
+    return 0

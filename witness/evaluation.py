@@ -1,0 +1,159 @@
+"""The evaluation slice: judge "faster" and "correct" side by side, per mode.
+
+For the request's first drafted position (p and q from the tiny models at the prompt), run
+many seeded blocks in each mode and compare the emitted tokens with p: a chi-square test
+(SciPy), the empirical total-variation distance, and the exact distance of the mode's law,
+next to the speedup the same blocks achieved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from witness.lm import tiny_models
+from witness.request import Mode, mode_of
+from witness.settings import Settings
+from witness.simulate import simulate_blocks
+from witness.theory import (
+    acceptance_rate,
+    expected_speedup,
+    greedy_distribution,
+    output_distribution,
+)
+
+MODES: tuple[tuple[Mode, bool, bool], ...] = (
+    ("lossless", True, True),
+    ("no_repair", True, False),
+    ("no_verify", False, True),
+)
+MIN_EXPECTED = 5.0  # the usual floor for a chi-square cell; rarer tokens are pooled
+SIGNIFICANCE = 1e-3  # a mode "keeps p" while its p-value stays above this
+HISTOGRAM_TOKENS = 10
+
+
+@dataclass(frozen=True)
+class ChiSquare:
+    statistic: float
+    dof: int
+    p_value: float
+    impossible_tokens: int  # emitted tokens that p gives probability 0
+
+
+def chi_square_against(counts: NDArray[np.int64], p: NDArray[np.float64]) -> ChiSquare:
+    """Goodness of fit of token counts to p, pooling cells whose expected count is under 5.
+
+    A token that p never emits but the counts contain is decisive on its own: the p-value is
+    0 whatever the other cells say.
+
+    Examples
+    --------
+    >>> chi_square_against(np.array([100, 200, 300, 400]), np.array([.1, .2, .3, .4])).p_value
+    1.0
+    >>> chi_square_against(np.array([5, 0]), np.array([0.0, 1.0])).impossible_tokens
+    1
+    """
+    n = float(counts.sum())
+    impossible = int(((p == 0) & (counts > 0)).sum())
+    expected = n * p
+    big = expected >= MIN_EXPECTED
+    obs = [*counts[big].astype(np.float64)]
+    exp = [*expected[big]]
+    rest_exp = n - float(expected[big].sum())
+    if rest_exp > 1e-9 * n:
+        obs.append(n - float(counts[big].sum()))
+        exp.append(rest_exp)
+    if impossible:
+        return ChiSquare(float("inf"), max(len(obs) - 1, 0), 0.0, impossible)
+    if len(obs) < 2:  # one cell (e.g. greedy): the counts either match exactly or not at all
+        same = bool(np.isclose(obs[0], exp[0])) if obs else True
+        return ChiSquare(0.0, 0, 1.0 if same else 0.0, 0)
+    # Renormalise the last cell against float drift: scipy insists the sums agree.
+    exp_arr = np.array(exp) * (sum(obs) / sum(exp))
+    result = stats.chisquare(np.array(obs), exp_arr)
+    return ChiSquare(float(result.statistic), len(obs) - 1, float(result.pvalue), 0)
+
+
+@dataclass(frozen=True)
+class ModeCheck:
+    mode: Mode
+    blocks: int
+    chi_square: ChiSquare
+    tv_empirical: float
+    tv_exact: float
+    keeps_target: bool
+    mean_tokens_per_block: float
+    speedup_measured: float | None
+    speedup_expected: float | None
+    histogram: tuple[tuple[str, float, float], ...]  # (word, empirical share, p)
+
+
+@dataclass(frozen=True)
+class EvaluationSlice:
+    settings: dict[str, Any]
+    alpha: float
+    current_mode: Mode
+    modes: tuple[ModeCheck, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        for m in out["modes"]:
+            stat = m["chi_square"]["statistic"]
+            m["chi_square"]["statistic"] = None if stat == float("inf") else stat
+            m["histogram"] = [list(h) for h in m["histogram"]]
+        return out
+
+
+def first_position(settings: Settings) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """p and q at the request's first drafted position, in the request's temperature."""
+    models = tiny_models()
+    context, _ = models.encode(settings.prompt)
+    p = models.target(context)
+    q = settings.match * p + (1.0 - settings.match) * models.draft(context)
+    if settings.greedy:
+        return greedy_distribution(p), greedy_distribution(q)
+    return np.asarray(p), q
+
+
+def evaluate(settings: Settings, blocks: int = 100_000) -> EvaluationSlice:
+    """Run ``blocks`` seeded blocks in every mode, with this request's seed, k and cost."""
+    p, q = first_position(settings)
+    vocab = tiny_models().vocab
+    alpha = float(acceptance_rate(p, q))
+    checks = []
+    for mode, verify, repair in MODES:
+        sim = simulate_blocks(p, q, settings.k, blocks, seed=settings.seed, verify=verify, repair=repair)
+        chi = chi_square_against(sim.first_token_counts, p)
+        share = sim.first_token_counts / sim.n
+        law = output_distribution(p, q, verify=verify, repair=repair)
+        if verify:
+            cost = 1.0 + settings.k * settings.draft_cost
+            expected: float | None = float(expected_speedup(alpha, settings.k, settings.draft_cost))
+        else:
+            cost = settings.k * settings.draft_cost
+            expected = 1.0 / settings.draft_cost if settings.draft_cost > 0 else None
+        top = np.argsort(-np.maximum(p, share), kind="stable")[:HISTOGRAM_TOKENS]
+        checks.append(
+            ModeCheck(
+                mode=mode,
+                blocks=sim.n,
+                chi_square=chi,
+                tv_empirical=float(0.5 * np.abs(share - p).sum()),
+                tv_exact=float(0.5 * np.abs(law - p).sum()),
+                keeps_target=chi.p_value > SIGNIFICANCE,
+                mean_tokens_per_block=sim.mean_tokens_per_block,
+                speedup_measured=sim.mean_tokens_per_block / cost if cost > 0 else None,
+                speedup_expected=expected,
+                histogram=tuple((vocab[int(t)], float(share[t]), float(p[t])) for t in top),
+            )
+        )
+    return EvaluationSlice(
+        settings=settings.model_dump(),
+        alpha=alpha,
+        current_mode=mode_of(settings.verify, settings.repair),
+        modes=tuple(checks),
+    )

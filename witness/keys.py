@@ -1,0 +1,70 @@
+"""Counter-based uniforms keyed by (seed, block, position, stream).
+
+Why not a stream generator: a learner who drags k from 4 to 5 must see the same first four
+accept/reject decisions (common random numbers). With one consumed stream every draw after
+the first changed one would shift. Here every draw is a pure function of its key, so each
+block and position owns its uniforms whatever the other settings are.
+
+The mixer is SplitMix64's finaliser (Steele, Lea and Flood, 2014), chained over the four key
+parts. It is vectorised over numpy uint64 arrays, whose multiplication wraps modulo 2**64 by
+design, and it gives the same bits on every platform.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_TO_UNIT = 2.0**-53
+# Per-part offsets, precomputed: scalar uint64 products would warn on their (intended) wrap.
+_OFFSETS = tuple(np.uint64((0x9E3779B97F4A7C15 * i) % 2**64) for i in range(1, 5))
+
+
+class Stream(IntEnum):
+    """Which draw of a position a uniform is for; each has its own key space."""
+
+    DRAFT = 0  # the draft samples x_i from q_i
+    ACCEPT = 1  # u_i compared with p_i(x_i) / q_i(x_i)
+    FINAL = 2  # the repair or bonus token that closes a block
+
+
+def _mix(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+def _as_u64(x: ArrayLike) -> NDArray[np.uint64]:
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"key parts must be integers, got {arr.dtype}")
+    if arr.size and int(arr.min()) < 0:
+        raise ValueError("key parts must be non-negative")
+    # At least 1-d: numpy warns on overflow of 0-d uint64 scalars, never of arrays.
+    return np.atleast_1d(arr.astype(np.uint64))
+
+
+def uniforms(seed: ArrayLike, block: ArrayLike, position: ArrayLike, stream: Stream) -> NDArray[np.float64]:
+    """Uniforms in [0, 1), one per broadcast (seed, block, position) key, for one stream.
+
+    Examples
+    --------
+    >>> a = uniforms(7, [0, 1], [[0], [1], [2]], Stream.ACCEPT)
+    >>> a.shape
+    (3, 2)
+    >>> bool(uniforms(7, 1, 2, Stream.ACCEPT)[0] == a[2, 1])
+    True
+    >>> bool((0.0 <= a).all() and (a < 1.0).all())
+    True
+    """
+    s, b, p = np.broadcast_arrays(_as_u64(seed), _as_u64(block), _as_u64(position))
+    h = _mix(s + _OFFSETS[0])
+    h = _mix(h ^ _mix(b + _OFFSETS[1]))
+    h = _mix(h ^ _mix(p + _OFFSETS[2]))
+    h = _mix(h ^ _mix(np.full_like(h, int(stream)) + _OFFSETS[3]))
+    # The top 53 bits give every double in [0, 1) on a 2**-53 grid; 1.0 is never produced.
+    return (h >> np.uint64(11)).astype(np.float64) * _TO_UNIT

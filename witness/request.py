@@ -1,0 +1,366 @@
+"""The served request: real words drafted by the tiny draft model and verified by the target.
+
+`serve_request(settings)` runs blocks until the requested number of tokens is emitted and
+records everything a learner can ask about: per block the context, each drafted token with
+p(x), q(x), the ratio and its uniform, the accepted prefix, the first rejection, the residual
+that repaired it, or the bonus token; then the totals and the exact distribution check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from witness.keys import Stream, uniforms
+from witness.lm import TinyModels, detokenize, tiny_models
+from witness.rule import BlockResult, verify_unchecked
+from witness.settings import Settings
+from witness.theory import (
+    expected_speedup,
+    greedy_distribution,
+    output_law,
+    residual_unchecked,
+    sample_inverse_cdf,
+)
+
+FloatArray = NDArray[np.float64]
+Kind = Literal["accepted", "repaired", "bonus", "unchecked"]
+Mode = Literal["lossless", "no_repair", "no_verify"]
+
+CONTEXT_WORDS = 6  # words of context shown before each block
+BAR_TOKENS = 8  # tokens drawn in the p / q / residual picture
+RESIDUAL_TOP = 5
+EXACT = 1e-12  # a distance below this is "the target distribution is kept"
+
+
+def mode_of(verify: bool, repair: bool) -> Mode:
+    if not verify:
+        return "no_verify"
+    return "lossless" if repair else "no_repair"
+
+
+@dataclass(frozen=True)
+class DraftStep:
+    """One drafted token and its check; ``accepted`` is None where nothing checked it."""
+
+    position: int
+    token: int
+    word: str
+    p: float
+    q: float
+    ratio: float
+    u: float
+    accepted: bool | None
+    alpha: float
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One token of the repair picture at a block's focus position."""
+
+    word: str
+    p: float
+    q: float
+    overlap: float
+    residual: float
+
+
+@dataclass(frozen=True)
+class BlockTrace:
+    index: int
+    start: int
+    context: tuple[str, ...]
+    drafts: tuple[DraftStep, ...]
+    result: BlockResult
+    emitted_words: tuple[str, ...]
+    emitted_kinds: tuple[Kind, ...]
+    rejected_word: str | None
+    final_word: str | None
+    u_final: float
+    focus: int
+    bars: tuple[Bar, ...]
+    residual_top: tuple[tuple[str, float], ...]
+    truncated: int
+
+
+@dataclass(frozen=True)
+class Totals:
+    tokens: int
+    blocks: int
+    target_passes: int
+    draft_passes: int
+    baseline_target_passes: int
+    accepted_drafts: int
+    rejected_drafts: int
+    cost_units: float
+    baseline_cost_units: float
+    tokens_per_pass: float | None
+    mean_alpha: float
+    speedup_measured: float | None
+    speedup_expected: float | None
+    ms_speculative: float
+    ms_baseline: float
+
+
+@dataclass(frozen=True)
+class DistributionCheck:
+    """Exact distance of the emitted law from p, over every drafted position of the request."""
+
+    mode: Mode
+    greedy: bool
+    tv_max: float
+    tv_mean: float
+    keeps_target: bool
+    matches_greedy_baseline: bool | None
+
+
+@dataclass(frozen=True)
+class RequestTrace:
+    settings: dict[str, Any]
+    prompt_words: tuple[str, ...]
+    skipped_prompt_words: tuple[str, ...]
+    vocab_size: int
+    text: str
+    blocks: tuple[BlockTrace, ...]
+    totals: Totals
+    check: DistributionCheck
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(asdict(self))
+
+
+def _plain(x: Any) -> Any:
+    """Tuples to lists, recursively: the JSON API returns exactly this."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_plain(v) for v in x]
+    return x
+
+
+class _Rows:
+    """p and q at a context, in the mode's temperature (greedy: one-hot at argmax)."""
+
+    def __init__(self, models: TinyModels, settings: Settings) -> None:
+        self.models, self.match, self.greedy = models, settings.match, settings.greedy
+
+    def target(self, context: list[int]) -> FloatArray:
+        p = self.models.target(context)
+        return greedy_distribution(p) if self.greedy else p
+
+    def draft(self, context: list[int]) -> FloatArray:
+        # q is blended from the *sampled* target, then made greedy: at match 1, q = p exactly.
+        raw = self.models.target(context)
+        q = self.match * raw + (1.0 - self.match) * self.models.draft(context)
+        return greedy_distribution(q) if self.greedy else q
+
+
+def serve_request(settings: Settings) -> RequestTrace:
+    """Serve one request under ``settings``: deterministic, a pure function of them."""
+    models = tiny_models()
+    rows = _Rows(models, settings)
+    prompt_ids, skipped = models.encode(settings.prompt)
+    out: list[int] = []
+    blocks: list[BlockTrace] = []
+    p_seen: list[FloatArray] = []
+    q_seen: list[FloatArray] = []
+    # Every block emits at least one token, so `tokens` blocks always suffice; drawing all
+    # the keyed uniforms at once costs one vectorised call per stream instead of three a block.
+    grid = (np.arange(settings.tokens)[:, None], np.arange(settings.k)[None, :])
+    draws = _Draws(
+        uniforms(settings.seed, *grid, Stream.DRAFT),
+        uniforms(settings.seed, *grid, Stream.ACCEPT),
+        uniforms(settings.seed, grid[0][:, 0], 0, Stream.FINAL),
+    )
+    while len(out) < settings.tokens:
+        trace, p_block, q_block = _serve_block(models, rows, settings, draws, len(blocks), prompt_ids, out)
+        blocks.append(trace)
+        p_seen.extend(p_block)
+        q_seen.extend(q_block)
+        out.extend(trace.result.emitted[: len(trace.emitted_words)])
+    totals = _totals(settings, blocks, q_seen, p_seen)
+    check = _check(settings, rows, prompt_ids, out, np.array(p_seen), np.array(q_seen))
+    return RequestTrace(
+        settings=settings.model_dump(),
+        prompt_words=tuple(models.vocab[i] for i in prompt_ids),
+        skipped_prompt_words=tuple(skipped),
+        vocab_size=models.size,
+        text=detokenize([models.vocab[i] for i in out]),
+        blocks=tuple(blocks),
+        totals=totals,
+        check=check,
+    )
+
+
+@dataclass(frozen=True)
+class _Draws:
+    """The request's keyed uniforms, indexed [block, position] (final: [block])."""
+
+    draft: FloatArray
+    accept: FloatArray
+    final: FloatArray
+
+
+def _serve_block(
+    models: TinyModels,
+    rows: _Rows,
+    s: Settings,
+    draws: _Draws,
+    b: int,
+    prompt: list[int],
+    out: list[int],
+) -> tuple[BlockTrace, list[FloatArray], list[FloatArray]]:
+    context = prompt + out
+    u_draft, u_accept, u_final = draws.draft[b], draws.accept[b], float(draws.final[b])
+    draft: list[int] = []
+    p_rows: list[FloatArray] = []
+    q_rows: list[FloatArray] = []
+    for i in range(s.k):  # the draft is autoregressive: each token extends the context
+        p_i = rows.target(context + draft)
+        q_i = rows.draft(context + draft)
+        draft.append(int(sample_inverse_cdf(q_i, u_draft[i])))
+        p_rows.append(p_i)
+        q_rows.append(q_i)
+    p_rows.append(rows.target(context + draft))  # the bonus position, same target pass
+    result = verify_unchecked(
+        np.array(p_rows),
+        np.array(q_rows),
+        np.array(draft, dtype=np.intp),
+        u_accept,
+        u_final,
+        verify=s.verify,
+        repair=s.repair,
+    )
+    steps = tuple(
+        _draft_step(models, i, draft[i], p_rows[i], q_rows[i], float(u_accept[i]), result)
+        for i in range(s.k)
+    )
+    room = s.tokens - len(out)
+    kinds = _kinds(result)[:room]
+    focus = result.first_rejection if result.first_rejection is not None else s.k - 1
+    bars, top = _repair_picture(models, p_rows[focus], q_rows[focus], draft[focus])
+    rejected = result.first_rejection
+    final = result.repair_token if result.repair_token is not None else result.bonus_token
+    trace = BlockTrace(
+        index=b,
+        start=len(out),
+        context=tuple(models.vocab[t] for t in context[-CONTEXT_WORDS:]),
+        drafts=steps,
+        result=result,
+        emitted_words=tuple(models.vocab[t] for t in result.emitted[:room]),
+        emitted_kinds=kinds,
+        rejected_word=models.vocab[draft[rejected]] if rejected is not None else None,
+        final_word=models.vocab[final] if final is not None else None,
+        u_final=u_final,
+        focus=focus,
+        bars=bars,
+        residual_top=top,
+        truncated=len(result.emitted) - len(kinds),
+    )
+    return trace, p_rows[: s.k], q_rows
+
+
+def _draft_step(
+    models: TinyModels, i: int, x: int, p: FloatArray, q: FloatArray, u: float, r: BlockResult
+) -> DraftStep:
+    checked = r.verified and (r.first_rejection is None or i <= r.first_rejection)
+    return DraftStep(
+        position=i,
+        token=x,
+        word=models.vocab[x],
+        p=float(p[x]),
+        q=float(q[x]),
+        ratio=float(p[x] / q[x]),
+        u=u,
+        accepted=(i < r.accepted) if checked else None,
+        alpha=float(np.minimum(p, q).sum()),
+    )
+
+
+def _kinds(r: BlockResult) -> tuple[Kind, ...]:
+    if not r.verified:
+        return ("unchecked",) * len(r.emitted)
+    last: Kind = "repaired" if r.first_rejection is not None else "bonus"
+    return (*(("accepted",) * r.accepted), last)
+
+
+def _repair_picture(
+    models: TinyModels, p: FloatArray, q: FloatArray, drafted: int
+) -> tuple[tuple[Bar, ...], tuple[tuple[str, float], ...]]:
+    """Bars of p, q, min(p, q) and the residual over the tokens that carry the picture."""
+    r = residual_unchecked(p, q)
+    overlap = np.minimum(p, q)
+    # The drafted token, the residual's top tokens, then whatever either model likes most.
+    liked = np.argsort(-np.maximum(p, q), kind="stable")[:BAR_TOKENS]
+    order = [drafted, *np.argsort(-r, kind="stable")[:3], *liked]
+    picked = list(dict.fromkeys(int(t) for t in order))[:BAR_TOKENS]
+    bars = tuple(
+        Bar(models.vocab[t], float(p[t]), float(q[t]), float(overlap[t]), float(r[t])) for t in picked
+    )
+    top_ids = np.argsort(-r, kind="stable")[:RESIDUAL_TOP]
+    top = tuple((models.vocab[int(t)], float(r[t])) for t in top_ids if r[t] > 0)
+    return bars, top
+
+
+def _totals(
+    s: Settings, blocks: list[BlockTrace], q_seen: list[FloatArray], p_seen: list[FloatArray]
+) -> Totals:
+    n = s.tokens
+    target_passes = len(blocks) if s.verify else 0
+    draft_passes = s.k * len(blocks)
+    accepted = sum(b.result.accepted for b in blocks) if s.verify else 0
+    rejected = sum(b.result.first_rejection is not None for b in blocks)
+    cost = target_passes + s.draft_cost * draft_passes
+    alphas = [d.alpha for b in blocks for d in b.drafts]
+    mean_alpha = float(np.mean(alphas))
+    if s.verify:
+        expected: float | None = float(expected_speedup(mean_alpha, s.k, s.draft_cost))
+    else:  # k tokens for k draft passes: 1/c, unbounded when drafting is free
+        expected = 1.0 / s.draft_cost if s.draft_cost > 0 else None
+    return Totals(
+        tokens=n,
+        blocks=len(blocks),
+        target_passes=target_passes,
+        draft_passes=draft_passes,
+        baseline_target_passes=n,
+        accepted_drafts=accepted,
+        rejected_drafts=rejected,
+        cost_units=cost,
+        baseline_cost_units=float(n),
+        tokens_per_pass=n / target_passes if target_passes else None,
+        mean_alpha=mean_alpha,
+        speedup_measured=n / cost if cost > 0 else None,
+        speedup_expected=expected,
+        ms_speculative=s.ttft_ms + cost * s.tpot_ms,
+        ms_baseline=s.ttft_ms + n * s.tpot_ms,
+    )
+
+
+def _check(
+    s: Settings,
+    rows: _Rows,
+    prompt: list[int],
+    out: list[int],
+    p: FloatArray,
+    q: FloatArray,
+) -> DistributionCheck:
+    law = output_law(p, q, verify=s.verify, repair=s.repair)
+    tv = 0.5 * np.abs(law - p).sum(axis=-1)
+    baseline_match: bool | None = None
+    if s.greedy:  # plain greedy decoding of the target, one pass per token
+        plain: list[int] = []
+        for _ in range(s.tokens):
+            plain.append(int(np.argmax(rows.target(prompt + plain))))
+        baseline_match = plain == out
+    tv_max = float(tv.max())
+    return DistributionCheck(
+        mode=mode_of(s.verify, s.repair),
+        greedy=s.greedy,
+        tv_max=tv_max,
+        tv_mean=float(tv.mean()),
+        keeps_target=tv_max <= EXACT,
+        matches_greedy_baseline=baseline_match,
+    )

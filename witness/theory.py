@@ -1,0 +1,263 @@
+"""The closed forms of speculative sampling: acceptance, the residual, exact output laws, cost.
+
+Every function here is exact (no sampling) and vectorised over leading axes: a distribution
+is the last axis of an array, so a ``[k, V]`` stack of rows is handled in one call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+
+# Distributions are checked to this tolerance; the tiny models produce sums within 1e-15.
+_SUM_TOLERANCE = 1e-9
+
+
+def as_distribution(x: ArrayLike, name: str = "distribution") -> FloatArray:
+    """Return ``x`` as a float64 array whose last axis is a probability vector, or raise.
+
+    Examples
+    --------
+    >>> as_distribution([0.25, 0.75]).tolist()
+    [0.25, 0.75]
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim == 0 or arr.shape[-1] == 0:
+        raise ValueError(f"{name} must have at least one token on its last axis")
+    if not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError(f"{name} must hold finite, non-negative probabilities")
+    if not np.allclose(arr.sum(axis=-1), 1.0, rtol=0.0, atol=_SUM_TOLERANCE):
+        raise ValueError(f"{name} must sum to 1 along its last axis")
+    return arr
+
+
+def _pair(p: ArrayLike, q: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    pa, qa = as_distribution(p, "p"), as_distribution(q, "q")
+    if pa.shape[-1] != qa.shape[-1]:
+        raise ValueError(f"p and q need the same vocabulary: {pa.shape[-1]} != {qa.shape[-1]}")
+    return pa, qa
+
+
+def _scalar_or_array(x: FloatArray) -> FloatArray | float:
+    return float(x) if x.ndim == 0 else x
+
+
+def acceptance_rate(p: ArrayLike, q: ArrayLike) -> FloatArray | float:
+    """Probability that a token drafted from ``q`` is accepted against ``p``.
+
+    Notes
+    -----
+    .. math:: \\alpha = \\sum_x \\min(p(x), q(x)) = 1 - \\mathrm{TV}(p, q)
+
+    Examples
+    --------
+    >>> round(acceptance_rate([.1, .2, .3, .4], [.4, .3, .2, .1]), 12)
+    0.6
+    """
+    pa, qa = _pair(p, q)
+    return _scalar_or_array(np.minimum(pa, qa).sum(axis=-1))
+
+
+def total_variation(p: ArrayLike, q: ArrayLike) -> FloatArray | float:
+    """Total-variation distance, ``0.5 * sum |p - q|``.
+
+    Examples
+    --------
+    >>> round(total_variation([.1, .2, .3, .4], [.4, .3, .2, .1]), 12)
+    0.4
+    """
+    pa, qa = _pair(p, q)
+    return _scalar_or_array(0.5 * np.abs(pa - qa).sum(axis=-1))
+
+
+def residual(p: ArrayLike, q: ArrayLike) -> FloatArray:
+    """The repair distribution sampled at the first rejection.
+
+    Notes
+    -----
+    .. math:: r(x) = \\frac{\\max(0, p(x) - q(x))}{\\sum_y \\max(0, p(y) - q(y))}
+
+    Where ``p == q`` the denominator is 0 and no rejection can happen, so the residual is
+    never drawn from; rather than return NaN we return ``p`` for such rows (any law would do,
+    and ``p`` keeps "the output is p" true even for a caller who samples it anyway).
+
+    Examples
+    --------
+    >>> residual([.1, .2, .3, .4], [.4, .3, .2, .1]).round(12).tolist()
+    [0.0, 0.0, 0.25, 0.75]
+    >>> residual([.5, .5], [.5, .5]).tolist()
+    [0.5, 0.5]
+    """
+    return residual_unchecked(*_pair(p, q))
+
+
+def residual_unchecked(p: FloatArray, q: FloatArray) -> FloatArray:
+    """`residual` without the input checks, for callers that built p and q themselves."""
+    excess = np.maximum(p - q, 0.0)
+    mass = excess.sum(axis=-1, keepdims=True)
+    safe = np.where(mass > 0.0, mass, 1.0)
+    return np.where(mass > 0.0, excess / safe, p)
+
+
+def output_distribution(
+    p: ArrayLike, q: ArrayLike, *, verify: bool = True, repair: bool = True
+) -> FloatArray:
+    """Exact law of the token emitted at a drafted position, per the switches table.
+
+    Notes
+    -----
+    A drafted token is accepted with probability ``min(p, q)`` mass, and a rejection happens
+    with total probability ``1 - alpha``; what the rejection emits decides the law:
+
+    - verify on, repair on:  ``min(p, q) + (1 - alpha) * r = p``  (lossless);
+    - verify on, repair off: ``min(p, q) + (1 - alpha) * p``       (biased toward q);
+    - verify off:            ``q``                                 (plain draft sampling).
+
+    The lossless case is computed from the formula, not returned as ``p``, so the tests that
+    compare it with ``p`` test the algebra.
+
+    Examples
+    --------
+    >>> p, q = [.1, .2, .3, .4], [.4, .3, .2, .1]
+    >>> output_distribution(p, q).round(12).tolist()
+    [0.1, 0.2, 0.3, 0.4]
+    >>> output_distribution(p, q, repair=False).round(12).tolist()
+    [0.14, 0.28, 0.32, 0.26]
+    >>> output_distribution(p, q, verify=False).tolist()
+    [0.4, 0.3, 0.2, 0.1]
+    """
+    pa, qa = _pair(p, q)
+    return output_law(pa, qa, verify=verify, repair=repair)
+
+
+def output_law(p: FloatArray, q: FloatArray, *, verify: bool, repair: bool) -> FloatArray:
+    """`output_distribution` without the input checks, for callers that built p and q."""
+    if not verify:
+        return q.copy()
+    overlap = np.minimum(p, q)
+    rejected = 1.0 - overlap.sum(axis=-1, keepdims=True)
+    repaired_from = residual_unchecked(p, q) if repair else p
+    return overlap + rejected * repaired_from
+
+
+def expected_tokens_per_pass(alpha: ArrayLike, k: ArrayLike) -> FloatArray | float:
+    """Expected tokens emitted per target pass with draft length ``k``.
+
+    Notes
+    -----
+    .. math:: E[\\text{tokens}] = \\sum_{j=0}^{k} \\alpha^j = \\frac{1 - \\alpha^{k+1}}{1 - \\alpha}
+
+    Summed as the geometric series rather than the quotient, so ``alpha = 1`` gives exactly
+    ``k + 1`` and values near 1 lose no precision.
+
+    Examples
+    --------
+    >>> round(expected_tokens_per_pass(0.8, 4), 12)
+    3.3616
+    >>> expected_tokens_per_pass(1.0, 4), expected_tokens_per_pass(0.0, 4)
+    (5.0, 1.0)
+    """
+    a = np.asarray(alpha, dtype=np.float64)
+    kk = np.asarray(k)
+    if kk.dtype.kind not in "iu" or (kk < 0).any():
+        raise ValueError("k must be a non-negative integer")
+    if not np.isfinite(a).all() or (a < 0).any() or (a > 1).any():
+        raise ValueError("alpha must lie in [0, 1]")
+    a, kk = np.broadcast_arrays(a, kk)
+    j = np.arange(int(kk.max(initial=0)) + 1)
+    terms = np.where(j <= kk[..., None], a[..., None] ** j, 0.0)
+    return _scalar_or_array(terms.sum(axis=-1))
+
+
+def expected_speedup(alpha: ArrayLike, k: ArrayLike, c: ArrayLike) -> FloatArray | float:
+    """Expected walltime improvement over plain decoding with draft cost ``c``.
+
+    Notes
+    -----
+    One block costs one target pass plus ``k`` draft passes of relative cost ``c``:
+
+    .. math:: S = \\frac{1 - \\alpha^{k+1}}{(1 - \\alpha)(k c + 1)}
+
+    Examples
+    --------
+    >>> round(expected_speedup(0.8, 4, 0.05), 6)
+    2.801333
+    """
+    cc = np.asarray(c, dtype=np.float64)
+    if not np.isfinite(cc).all() or (cc < 0).any():
+        raise ValueError("c must be a finite, non-negative cost ratio")
+    tokens = np.asarray(expected_tokens_per_pass(alpha, k))
+    return _scalar_or_array(tokens / (np.asarray(k) * cc + 1.0))
+
+
+def optimal_k(alpha: float, c: float, k_max: int = 32) -> int:
+    """The draft length in ``1..k_max`` with the highest expected speedup (ties: smaller k).
+
+    Even the best ``k`` may not pay: see :func:`speculation_pays`.
+
+    Examples
+    --------
+    >>> optimal_k(0.8, 0.05)
+    8
+    """
+    if k_max < 1:
+        raise ValueError("k_max must be at least 1")
+    ks = np.arange(1, k_max + 1)
+    speedups = np.asarray(expected_speedup(alpha, ks, c))
+    # argmax returns the first maximum, which is the tie rule we want; the rounding keeps
+    # float noise from breaking an exact tie in favour of the longer draft.
+    return int(ks[np.argmax(np.round(speedups, 12))])
+
+
+def speculation_pays(alpha: float, c: float) -> bool:
+    """Whether any draft length beats plain decoding: exactly when ``alpha > c``.
+
+    Notes
+    -----
+    At ``k = 1`` the factor is ``(1 + alpha) / (1 + c)``. If ``alpha <= c`` then
+    ``sum_j alpha^j <= 1 + k*alpha <= 1 + k*c`` for every ``k``, so no length helps.
+
+    Examples
+    --------
+    >>> speculation_pays(0.3, 0.2), speculation_pays(0.2, 0.2)
+    (True, False)
+    """
+    return bool(alpha > c)
+
+
+def greedy_distribution(p: ArrayLike) -> FloatArray:
+    """Temperature 0: all mass on the argmax (lowest index on ties).
+
+    Examples
+    --------
+    >>> greedy_distribution([.2, .5, .3]).tolist()
+    [0.0, 1.0, 0.0]
+    """
+    pa = as_distribution(p, "p")
+    out = np.zeros_like(pa)
+    np.put_along_axis(out, np.argmax(pa, axis=-1)[..., None], 1.0, axis=-1)
+    return out
+
+
+def sample_inverse_cdf(dist: ArrayLike, u: ArrayLike) -> NDArray[np.intp]:
+    """Token ids drawn from ``dist`` by inverse CDF with uniforms ``u`` in [0, 1).
+
+    The CDF is renormalised so its last entry is exactly 1.0, and the search takes the
+    first token whose CDF exceeds ``u``: a token of zero mass is never returned, not even
+    for ``u = 0`` (this is why ``side="right"``).
+
+    Examples
+    --------
+    >>> sample_inverse_cdf([0.0, 0.5, 0.25, 0.25], [0.0, 0.5, 0.999]).tolist()
+    [1, 2, 3]
+    >>> sample_inverse_cdf([0.5, 0.5, 0.0, 0.0], [0.0, 0.9999999]).tolist()
+    [0, 1]
+    """
+    cdf = np.cumsum(np.asarray(dist, dtype=np.float64), axis=-1)
+    if cdf.ndim != 1:
+        raise ValueError("sample_inverse_cdf takes one distribution")
+    cdf = cdf / cdf[-1]
+    cdf[-1] = 1.0
+    return np.searchsorted(cdf, np.asarray(u, dtype=np.float64), side="right")
