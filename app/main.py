@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
-from app import api
+from app import api, pages
 from app.config import AppSettings, get_settings
 from app.security import SecurityHeaders
+from app.templating import make_templates
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,7 +24,10 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
         version="0.1.0",
     )
     app.state.settings = settings
+    app.state.templates = make_templates()
+    app.include_router(pages.router)
     app.include_router(api.router)
+    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/healthz", tags=["ops"], summary="Liveness: the process answers")
     def healthz() -> dict[str, str]:

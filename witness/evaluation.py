@@ -119,41 +119,43 @@ def first_position(settings: Settings) -> tuple[NDArray[np.float64], NDArray[np.
     return np.asarray(p), q
 
 
+def check_mode(settings: Settings, mode: Mode, blocks: int) -> ModeCheck:
+    """One mode of the slice: ``blocks`` seeded blocks at the request's first position."""
+    p, q = first_position(settings)
+    verify, repair = {m: (v, r) for m, v, r in MODES}[mode]
+    sim = simulate_blocks(p, q, settings.k, blocks, seed=settings.seed, verify=verify, repair=repair)
+    chi = chi_square_against(sim.first_token_counts, p)
+    share = sim.first_token_counts / sim.n
+    law = output_distribution(p, q, verify=verify, repair=repair)
+    c = settings.draft_cost
+    if verify:
+        cost = 1.0 + settings.k * c
+        expected: float | None = float(expected_speedup(acceptance_rate(p, q), settings.k, c))
+    else:  # k drafted tokens for k draft passes, no target pass
+        cost = settings.k * c
+        expected = 1.0 / c if c > 0 else None
+    top = np.argsort(-np.maximum(p, share), kind="stable")[:HISTOGRAM_TOKENS]
+    vocab = tiny_models().vocab
+    return ModeCheck(
+        mode=mode,
+        blocks=sim.n,
+        chi_square=chi,
+        tv_empirical=float(0.5 * np.abs(share - p).sum()),
+        tv_exact=float(0.5 * np.abs(law - p).sum()),
+        keeps_target=chi.p_value > SIGNIFICANCE,
+        mean_tokens_per_block=sim.mean_tokens_per_block,
+        speedup_measured=sim.mean_tokens_per_block / cost if cost > 0 else None,
+        speedup_expected=expected,
+        histogram=tuple((vocab[int(t)], float(share[t]), float(p[t])) for t in top),
+    )
+
+
 def evaluate(settings: Settings, blocks: int = 100_000) -> EvaluationSlice:
     """Run ``blocks`` seeded blocks in every mode, with this request's seed, k and cost."""
     p, q = first_position(settings)
-    vocab = tiny_models().vocab
-    alpha = float(acceptance_rate(p, q))
-    checks = []
-    for mode, verify, repair in MODES:
-        sim = simulate_blocks(p, q, settings.k, blocks, seed=settings.seed, verify=verify, repair=repair)
-        chi = chi_square_against(sim.first_token_counts, p)
-        share = sim.first_token_counts / sim.n
-        law = output_distribution(p, q, verify=verify, repair=repair)
-        if verify:
-            cost = 1.0 + settings.k * settings.draft_cost
-            expected: float | None = float(expected_speedup(alpha, settings.k, settings.draft_cost))
-        else:
-            cost = settings.k * settings.draft_cost
-            expected = 1.0 / settings.draft_cost if settings.draft_cost > 0 else None
-        top = np.argsort(-np.maximum(p, share), kind="stable")[:HISTOGRAM_TOKENS]
-        checks.append(
-            ModeCheck(
-                mode=mode,
-                blocks=sim.n,
-                chi_square=chi,
-                tv_empirical=float(0.5 * np.abs(share - p).sum()),
-                tv_exact=float(0.5 * np.abs(law - p).sum()),
-                keeps_target=chi.p_value > SIGNIFICANCE,
-                mean_tokens_per_block=sim.mean_tokens_per_block,
-                speedup_measured=sim.mean_tokens_per_block / cost if cost > 0 else None,
-                speedup_expected=expected,
-                histogram=tuple((vocab[int(t)], float(share[t]), float(p[t])) for t in top),
-            )
-        )
     return EvaluationSlice(
         settings=settings.model_dump(),
-        alpha=alpha,
+        alpha=float(acceptance_rate(p, q)),
         current_mode=mode_of(settings.verify, settings.repair),
-        modes=tuple(checks),
+        modes=tuple(check_mode(settings, mode, blocks) for mode, _, _ in MODES),
     )

@@ -61,10 +61,12 @@ def uniforms(seed: ArrayLike, block: ArrayLike, position: ArrayLike, stream: Str
     >>> bool((0.0 <= a).all() and (a < 1.0).all())
     True
     """
-    s, b, p = np.broadcast_arrays(_as_u64(seed), _as_u64(block), _as_u64(position))
-    h = _mix(s + _OFFSETS[0])
+    s, b, p = _as_u64(seed), _as_u64(block), _as_u64(position)
+    np.broadcast_shapes(s.shape, b.shape, p.shape)  # fail early on shapes that cannot meet
+    # Each key part is mixed at its own (small) shape and combined by broadcasting, so a
+    # [blocks, positions] grid costs one full-size mix, not one per key part.
+    h = _mix(_mix(s + _OFFSETS[0]) ^ _mix(_as_u64(int(stream)) + _OFFSETS[3]))
     h = _mix(h ^ _mix(b + _OFFSETS[1]))
     h = _mix(h ^ _mix(p + _OFFSETS[2]))
-    h = _mix(h ^ _mix(np.full_like(h, int(stream)) + _OFFSETS[3]))
     # The top 53 bits give every double in [0, 1) on a 2**-53 grid; 1.0 is never produced.
     return (h >> np.uint64(11)).astype(np.float64) * _TO_UNIT

@@ -1,0 +1,28 @@
+"""Prediction first: what each intervention does to the instrument when a learner commits.
+
+Recording a prediction snapshots the instrument (the `base` of the prediction) and applies
+the chosen intervention, so the evidence the learner then sees is the intervention's own.
+"""
+
+from __future__ import annotations
+
+from witness import Settings
+
+from app.state import Intervention
+
+
+def apply_intervention(s: Settings, intervention: Intervention) -> Settings:
+    """The settings after one clear step of the intervention (staying inside every range)."""
+    match intervention:
+        case Intervention.RAISE_MATCH:
+            return s.model_copy(update={"match": round(min(1.0, s.match + 0.3), 2)})
+        case Intervention.LENGTHEN_K:
+            return s.model_copy(update={"k": min(16, s.k * 2)})
+        case Intervention.CHEAPEN_DRAFT:
+            return s.model_copy(update={"draft_cost": round(s.draft_cost / 4, 2)})
+        case Intervention.SKIP_VERIFY:
+            return s.model_copy(update={"verify": False})
+        case Intervention.SKIP_REPAIR:
+            return s.model_copy(update={"repair": False})
+        case Intervention.SKIP:
+            return s

@@ -1,0 +1,210 @@
+"""The station's whole state, read from a query string and written back to one.
+
+Any state on screen is a URL: the witness `Settings` plus the view's own fields (the
+recorded prediction, the settings it was made at, the selected block). Parsing never raises:
+bad values become `FieldProblem`s that the page shows in place, beside the defaults it fell
+back to, so a mistyped link still renders a working station.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import ValidationError
+
+from witness import Settings
+from witness.settings import expected_text
+
+
+class Intervention(StrEnum):
+    """The five interventions a learner may predict on, plus the recorded skip."""
+
+    RAISE_MATCH = "raise_match"
+    LENGTHEN_K = "lengthen_k"
+    CHEAPEN_DRAFT = "cheapen_draft"
+    SKIP_VERIFY = "skip_verify"
+    SKIP_REPAIR = "skip_repair"
+    SKIP = "skip"
+
+
+INTERVENTION_LABELS: dict[Intervention, str] = {
+    Intervention.RAISE_MATCH: "Raise draft-target match",
+    Intervention.LENGTHEN_K: "Lengthen the draft (k)",
+    Intervention.CHEAPEN_DRAFT: "Cheapen the draft",
+    Intervention.SKIP_VERIFY: "Skip target verification",
+    Intervention.SKIP_REPAIR: "Skip residual repair",
+}
+
+YES_NO = {"yes": True, "no": False}
+# The settings an intervention acts on; `base` records them as they were at prediction time.
+BASE_FIELDS = ("match", "k", "draft_cost", "verify", "repair", "greedy")
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    field: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Prediction:
+    intervention: Intervention
+    expect_faster: bool | None
+    expect_kept: bool | None
+    base: Settings  # the instrument as it stood when the prediction was recorded
+
+
+@dataclass(frozen=True)
+class StationState:
+    settings: Settings
+    prediction: Prediction | None
+    block: int | None
+    source: str  # where the workload came from: "link" or "defaults"
+    problems: tuple[FieldProblem, ...] = ()
+
+    def query(self, **overrides: Any) -> dict[str, str]:
+        """The canonical query: only what differs from the defaults, in a stable order."""
+        return state_query(replace(self, **overrides) if overrides else self)
+
+    def url(self, path: str = "/station", **overrides: Any) -> str:
+        q = self.query(**overrides)
+        return f"{path}?{urlencode(q)}" if q else path
+
+
+PREDICTION_FIELDS = ("pred", "expect_faster", "expect_kept", "base")
+VIEW_FIELDS = (*PREDICTION_FIELDS, "block", "from")
+
+
+def parse_state(params: Iterable[tuple[str, str]]) -> StationState:
+    """Read a query string; the last value of a repeated key wins (as a form's would)."""
+    raw: dict[str, str] = {}
+    for key, value in params:
+        raw[key] = value
+    problems: list[FieldProblem] = []
+    settings = _settings(raw, problems)
+    prediction = _prediction(raw, settings, problems)
+    block = _int_field(raw, "block", 0, 255, problems)
+    unknown = sorted(set(raw) - set(Settings.model_fields) - set(VIEW_FIELDS))
+    problems += [FieldProblem(k, f"{k} is not a setting of this station; it was ignored") for k in unknown]
+    source = "link" if raw.get("from") == "serving" else "defaults"
+    return StationState(settings, prediction, block, source, tuple(problems))
+
+
+def _settings(raw: Mapping[str, str], problems: list[FieldProblem]) -> Settings:
+    given = {k: v for k, v in raw.items() if k in Settings.model_fields}
+    try:
+        return Settings.model_validate(given)
+    except ValidationError as exc:
+        bad = set()
+        for err in exc.errors():
+            name = str(err["loc"][0]) if err["loc"] else "settings"
+            bad.add(name)
+            problems.append(FieldProblem(name, f"{err['msg']}; the default was used"))
+        return Settings.model_validate({k: v for k, v in given.items() if k not in bad})
+
+
+def _int_field(
+    raw: Mapping[str, str], name: str, low: int, high: int, problems: list[FieldProblem]
+) -> int | None:
+    if name not in raw or raw[name] == "":
+        return None
+    try:
+        value = int(raw[name])
+    except ValueError:
+        value = low - 1
+    if low <= value <= high:
+        return value
+    problems.append(
+        FieldProblem(name, f"{name} must be an integer from {low} to {high} (got {raw[name]!r})")
+    )
+    return None
+
+
+def _prediction(
+    raw: Mapping[str, str], settings: Settings, problems: list[FieldProblem]
+) -> Prediction | None:
+    if not raw.get("pred"):
+        return None
+    try:
+        intervention = Intervention(raw["pred"])
+    except ValueError:
+        allowed = ", ".join(i.value for i in Intervention)
+        problems.append(FieldProblem("pred", f"pred must be one of {allowed} (got {raw['pred']!r})"))
+        return None
+    expectations = []
+    for name in ("expect_faster", "expect_kept"):
+        value = raw.get(name, "")
+        if value and value not in YES_NO:
+            problems.append(FieldProblem(name, f"{name} must be yes or no (got {value!r})"))
+        expectations.append(YES_NO.get(value))
+    base = decode_base(raw.get("base", ""), settings, problems)
+    return Prediction(intervention, expectations[0], expectations[1], base)
+
+
+def encode_base(s: Settings) -> str:
+    """Compact text of the settings an intervention acts on, e.g. "0.6,4,0.1,1,1,0"."""
+    return ",".join(
+        str(int(v)) if isinstance(v, bool) else number_text(v)
+        for v in (getattr(s, f) for f in BASE_FIELDS)
+    )
+
+
+def decode_base(text: str, current: Settings, problems: list[FieldProblem]) -> Settings:
+    if not text:
+        return current
+    parts = text.split(",")
+    try:
+        if len(parts) != len(BASE_FIELDS):
+            raise ValueError
+        return current.model_validate(
+            current.model_dump() | dict(zip(BASE_FIELDS, parts, strict=True))
+        )
+    except (ValueError, ValidationError):
+        problems.append(
+            FieldProblem(
+                "base",
+                "base must list match, k, draft cost, verify, repair, greedy as "
+                f"'{encode_base(Settings())}' ({expected_text('match')}, {expected_text('k')}, "
+                f"...); the current settings were used",
+            )
+        )
+        return current
+
+
+def state_query(state: StationState) -> dict[str, str]:
+    out: dict[str, str] = {}
+    defaults = Settings()
+    for name in Settings.model_fields:
+        value = getattr(state.settings, name)
+        if value != getattr(defaults, name):
+            out[name] = _text(value)
+    if state.source == "link":
+        out["from"] = "serving"
+    if state.prediction is not None:
+        pred = state.prediction
+        out["pred"] = pred.intervention.value
+        for name, value in (("expect_faster", pred.expect_faster), ("expect_kept", pred.expect_kept)):
+            if value is not None:
+                out[name] = "yes" if value else "no"
+        out["base"] = encode_base(pred.base)
+    if state.block is not None:
+        out["block"] = str(state.block)
+    return out
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return number_text(value)
+    return str(value)
+
+
+def number_text(x: float) -> str:
+    """Shortest text that reads back as the same float ("0.6", "30"): links stay exact."""
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text

@@ -1,0 +1,24 @@
+"""Jinja2 set-up: strict undefined (a missing name is an error, not a blank), autoescape on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi.templating import Jinja2Templates
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from app.state import number_text
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+
+def make_templates() -> Jinja2Templates:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES_DIR),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = number_text
+    return Jinja2Templates(env=env)

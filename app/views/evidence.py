@@ -1,0 +1,221 @@
+"""The Evidence panel: the request's marked text, the selected block, passes, the checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from witness import Settings
+from witness.evaluation import ModeCheck
+from witness.request import BlockTrace, RequestTrace
+
+from app.views import fmt
+from app.views.charts import BarChart, Gauge, PassChart, gauge, pass_chart, repair_chart
+
+# Shape and words as well as colour: a learner who cannot tell the colours apart still reads
+# which token was kept, thrown away, repaired or given as a bonus.
+KIND_MARK = {"accepted": "✓", "rejected": "✗", "repaired": "↻", "bonus": "+", "unchecked": "?"}
+KIND_LABEL = {
+    "accepted": "accepted",
+    "rejected": "rejected draft",
+    "repaired": "repaired from the residual",
+    "bonus": "bonus from p",
+    "unchecked": "unchecked draft",
+}
+
+
+@dataclass(frozen=True)
+class TokenView:
+    word: str
+    kind: str
+    mark: str
+    label: str
+
+
+@dataclass(frozen=True)
+class BlockChip:
+    """One block in the request text: its tokens, and the link that selects it."""
+
+    index: int
+    number: int
+    tokens: tuple[TokenView, ...]
+    selected: bool
+    href: str
+    fragment_href: str
+
+
+@dataclass(frozen=True)
+class DraftRow:
+    number: int
+    word: str
+    p: str
+    q: str
+    ratio: str
+    u: str
+    outcome: str
+    outcome_kind: str  # accepted, rejected, unchecked (not reached or not verified)
+
+
+@dataclass(frozen=True)
+class BlockDetail:
+    number: int
+    context: str
+    rows: tuple[DraftRow, ...]
+    ending: str
+    chart: BarChart
+    gauge: Gauge
+
+
+@dataclass(frozen=True)
+class Figure:
+    label: str
+    value: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class EvidenceView:
+    blocks: tuple[BlockChip, ...]
+    detail: BlockDetail
+    first_rejection: str
+    passes: PassChart
+    figures: tuple[Figure, ...]
+    exact_check: str
+    sampled_check: str
+    keeps_target: bool
+
+
+def block_tokens(block: BlockTrace) -> tuple[TokenView, ...]:
+    tokens = [_token(w, k) for w, k in zip(block.emitted_words, block.emitted_kinds, strict=True)]
+    if block.rejected_word is not None and len(tokens) > block.result.accepted:
+        tokens.insert(block.result.accepted, _token(block.rejected_word, "rejected"))
+    return tuple(tokens)
+
+
+def _token(word: str, kind: str) -> TokenView:
+    return TokenView(word, kind, KIND_MARK[kind], KIND_LABEL[kind])
+
+
+def default_block(trace: RequestTrace) -> int:
+    """The first block with a rejection teaches the most; else the first block."""
+    for b in trace.blocks:
+        if b.result.first_rejection is not None:
+            return b.index
+    return 0
+
+
+def block_detail(block: BlockTrace, s: Settings) -> BlockDetail:
+    verified = s.verify
+    rows = []
+    for d in block.drafts:
+        if d.accepted is None:
+            outcome, kind = ("not checked" if not verified else "not reached"), "unchecked"
+        else:
+            outcome, kind = ("accepted", "accepted") if d.accepted else ("rejected", "rejected")
+        rows.append(
+            DraftRow(
+                d.position + 1, d.word, fmt.prob(d.p), fmt.prob(d.q), f"{d.ratio:.2f}",
+                f"{d.u:.2f}", outcome, kind,
+            )
+        )
+    return BlockDetail(
+        number=block.index + 1,
+        context=" ".join(block.context),
+        rows=tuple(rows),
+        ending=block_ending(block, s),
+        chart=repair_chart(block, s.repair),
+        gauge=gauge(block.drafts[block.focus]),
+    )
+
+
+def block_ending(block: BlockTrace, s: Settings) -> str:
+    if not s.verify:
+        return f"Nothing checked the {len(block.drafts)} drafted tokens: all were emitted as drafted."
+    if block.result.first_rejection is not None:
+        rejected = f"Draft {block.result.first_rejection + 1} '{block.rejected_word}' was rejected"
+        if not s.repair:
+            return f"{rejected}; with repair off the target resampled p and gave '{block.final_word}'."
+        top = ", ".join(f"'{w}' {fmt.prob(r)}" for w, r in block.residual_top[:3])
+        return f"{rejected}; the residual ({top}) gave '{block.final_word}'."
+    return f"All {len(block.drafts)} drafts were accepted; the bonus token '{block.final_word}' came from p."
+
+
+def first_rejection_text(trace: RequestTrace) -> str:
+    for b in trace.blocks:
+        r = b.result.first_rejection
+        if r is not None:
+            d = b.drafts[r]
+            return (
+                f"Block {b.index + 1}, draft {r + 1}: '{d.word}' with u = {d.u:.2f} ≥ "
+                f"p/q = {d.ratio:.2f}; repaired to '{b.final_word}'."
+            )
+    if not trace.settings["verify"]:
+        return "None: with target verify off nothing is ever rejected (or checked)."
+    return "None: every drafted token in this request was accepted."
+
+
+def figures(trace: RequestTrace, settings: Settings) -> tuple[Figure, ...]:
+    t = trace.totals
+    per_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
+    return (
+        Figure("Target passes", f"{t.target_passes}", f"plain decoding needs {t.baseline_target_passes}"),
+        Figure("Draft passes", f"{t.draft_passes}", f"k = {settings.k} per block, {t.blocks} blocks"),
+        Figure("Tokens per target pass", per_pass, f"accepted drafts {t.accepted_drafts}"),
+        Figure("Toy speedup, measured", fmt.speedup(t.speedup_measured), "this request"),
+        Figure(
+            "Toy speedup, expected",
+            fmt.speedup(t.speedup_expected),
+            f"from mean α = {t.mean_alpha:.3f}, c = {settings.draft_cost:.2f}",
+        ),
+        Figure(
+            "Time at TPOT",
+            fmt.ms(t.ms_speculative),
+            f"plain {fmt.ms(t.ms_baseline)} (TTFT {settings.ttft_ms:g} ms, TPOT {settings.tpot_ms:g} ms)",
+        ),
+    )
+
+
+def exact_check_text(trace: RequestTrace) -> str:
+    c = trace.check
+    if c.keeps_target:
+        base = "Exact distance to p is 0 at every drafted position (max TV below 1e-12)."
+    else:
+        base = (
+            f"Exact distance to p: max TV {fmt.distance(c.tv_max)}, mean {fmt.distance(c.tv_mean)} "
+            f"over the {trace.totals.draft_passes} drafted positions."
+        )
+    if c.matches_greedy_baseline is not None:
+        same = "identical" if c.matches_greedy_baseline else "NOT identical"
+        base += f" Greedy: the output is {same} token for token to plain greedy decoding."
+    return base
+
+
+def sampled_check_text(check: ModeCheck) -> str:
+    verdict = "agree with p" if check.keeps_target else "disagree with p"
+    return (
+        f"{check.blocks:,} sampled blocks at the first position {verdict}: chi-square "
+        f"p-value {fmt.p_value(check.chi_square.p_value)}, sampled TV {check.tv_empirical:.3f}."
+    )
+
+
+def evidence_view(
+    trace: RequestTrace,
+    settings: Settings,
+    selected: int,
+    check: ModeCheck,
+    hrefs: tuple[tuple[str, str], ...],
+) -> EvidenceView:
+    """``hrefs[i]`` is (page URL, fragment URL) that selects block i."""
+    chips = tuple(
+        BlockChip(b.index, b.index + 1, block_tokens(b), b.index == selected, *hrefs[b.index])
+        for b in trace.blocks
+    )
+    return EvidenceView(
+        blocks=chips,
+        detail=block_detail(trace.blocks[selected], settings),
+        first_rejection=first_rejection_text(trace),
+        passes=pass_chart(trace.totals, settings.draft_cost),
+        figures=figures(trace, settings),
+        exact_check=exact_check_text(trace),
+        sampled_check=sampled_check_text(check),
+        keeps_target=trace.check.keeps_target,
+    )

@@ -1,0 +1,157 @@
+"""The whole station's context: one object the page template and every fragment read from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from urllib.parse import urlencode
+
+from witness import RequestTrace, Settings, serve_request
+from witness.evaluation import ModeCheck, check_mode
+from witness.request import mode_of
+from witness.settings import SEED_MAX
+
+from app.config import AppSettings
+from app.state import (
+    INTERVENTION_LABELS,
+    PREDICTION_FIELDS,
+    FieldProblem,
+    Intervention,
+    StationState,
+)
+from app.views.controls import ControlsView, controls_view
+from app.views.evidence import EvidenceView, default_block, evidence_view
+from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
+
+# The live evidence samples a quick slice of the current mode; the full three-mode slice
+# (100 000 blocks each) is the Next panel's job. 10 000 blocks keep a slider move in budget.
+QUICK_SLICE_BLOCKS = 10_000
+
+
+@lru_cache(maxsize=256)
+def cached_trace(settings: Settings) -> RequestTrace:
+    """Settings are frozen and hashable; dragging back over a value costs nothing."""
+    return serve_request(settings)
+
+
+@lru_cache(maxsize=256)
+def quick_check(settings: Settings) -> ModeCheck:
+    # Only what the slice depends on is kept, so a change of cost or TPOT is a cache hit.
+    key = Settings(
+        match=settings.match,
+        k=settings.k,
+        seed=settings.seed,
+        greedy=settings.greedy,
+        prompt=settings.prompt,
+    )
+    return _quick(key, mode_of(settings.verify, settings.repair))
+
+
+@lru_cache(maxsize=256)
+def _quick(key: Settings, mode: str) -> ModeCheck:
+    return check_mode(key, mode, QUICK_SLICE_BLOCKS)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Links:
+    page: str
+    serving: str
+    cockpit: str
+    next_station: str
+    predict: str
+    clear_prediction: str
+    next_request: str
+    next_request_fragment: str
+    evaluation: str
+
+
+@dataclass(frozen=True)
+class PredictionView:
+    options: tuple[tuple[str, str], ...]
+    chosen: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class StationView:
+    state: StationState
+    settings: Settings
+    links: Links
+    controls: ControlsView
+    prediction: PredictionView
+    evidence: EvidenceView | None
+    invariant: InvariantView | None
+    verdict: VerdictView | None
+    narration: str
+    problems: tuple[FieldProblem, ...]
+    trace: RequestTrace
+    # State each form does not edit itself, carried as hidden fields so nothing is lost.
+    carry_instrument: dict[str, str]
+    carry_prediction: dict[str, str]
+
+
+def station_view(state: StationState, app: AppSettings) -> StationView:
+    s = state.settings
+    trace = cached_trace(s)
+    selected = state.block if state.block is not None and state.block < len(trace.blocks) else None
+    selected = default_block(trace) if selected is None else selected
+    revealed = state.prediction is not None
+    next_seed = min(s.seed + 1, SEED_MAX)
+    next_state = replace(state, settings=s.model_copy(update={"seed": next_seed}), block=None)
+    evidence = invariant = verdict = None
+    if revealed:
+        hrefs = tuple(
+            (state.url(block=b.index), state.url("/station/evidence", block=b.index))
+            for b in trace.blocks
+        )
+        evidence = evidence_view(trace, s, selected, quick_check(s), hrefs)
+        invariant = invariant_view(trace, s)
+        assert state.prediction is not None
+        before = cached_trace(state.prediction.base)
+        verdict = verdict_view(state.prediction, before, trace, s)
+    return StationView(
+        state=state,
+        settings=s,
+        links=Links(
+            page=state.url(),
+            serving=app.serving_url,
+            cockpit=app.cockpit_url,
+            next_station=app.next_station_url,
+            predict="/station/predict",
+            clear_prediction=state.url(prediction=None),
+            next_request=next_state.url(),
+            next_request_fragment=next_state.url("/station/evidence"),
+            evaluation=_api_url("/api/evaluation", s),
+        ),
+        controls=controls_view(s, state.problems),
+        prediction=_prediction_view(state),
+        evidence=evidence,
+        invariant=invariant,
+        verdict=verdict,
+        narration=narration(trace.blocks[selected], s) if revealed else "",
+        problems=state.problems,
+        trace=trace,
+        carry_instrument=_without(state.query(), (*Settings.model_fields, "block")),
+        carry_prediction=_without(state.query(), (*PREDICTION_FIELDS, "block")),
+    )
+
+
+def _api_url(path: str, s: Settings) -> str:
+    query = StationState(s, None, None, "defaults").query()
+    return f"{path}?{urlencode(query)}" if query else path
+
+
+def _without(query: dict[str, str], names: tuple[str, ...]) -> dict[str, str]:
+    return {k: v for k, v in query.items() if k not in names}
+
+
+def _prediction_view(state: StationState) -> PredictionView:
+    options = tuple((i.value, label) for i, label in INTERVENTION_LABELS.items())
+    pred = state.prediction
+    if pred is None:
+        return PredictionView(options, "", "No prediction yet")
+    if pred.intervention is Intervention.SKIP:
+        return PredictionView(options, "skip", "Prediction skipped (recorded)")
+    return PredictionView(
+        options, pred.intervention.value, f"Predicted: {INTERVENTION_LABELS[pred.intervention]}"
+    )
