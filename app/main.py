@@ -22,6 +22,10 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
         title="Station 08 · Speculative decoding",
         summary="The witness of draft-target verification on one served request.",
         version="0.1.0",
+        # The interactive docs pages load their scripts from a CDN; the station makes no
+        # request off its own origin, so only the OpenAPI document itself is served.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.templates = make_templates()

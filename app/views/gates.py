@@ -146,10 +146,26 @@ def verdict_view(pred: Prediction, before: RequestTrace, now: RequestTrace, s: S
         )
         faster = None
     else:
-        faster = (n is None and b is not None) or (n is not None and b is not None and n > b)
-        word = "faster" if faster else "slower" if (n is not None and b is not None and n < b) else "no faster"
-        sentence = f"{describe_change(pred.base, s)} made it {word}: {fmt.speedup(b)} → {fmt.speedup(n)}. {kept_text}"
+        faster, word = _compare(b, n)
+        sentence = (
+            f"{describe_change(pred.base, s)} made it {word}: "
+            f"{fmt.speedup(b)} → {fmt.speedup(n)}. {kept_text}"
+        )
     return VerdictView(recorded, sentence, _judgement(pred, faster, kept))
+
+
+SAME_SPEED = 0.005  # below the 2-decimal display: "no faster", never "slower: 1.90× → 1.90×"
+
+
+def _compare(before: float | None, now: float | None) -> tuple[bool, str]:
+    """Was it faster, and the word for it; None is an unbounded (zero-cost) speedup."""
+    if before is None or now is None:
+        if before is None and now is None:
+            return False, "no faster"
+        return (True, "faster") if now is None else (False, "slower")
+    if abs(now - before) < SAME_SPEED:
+        return False, "no faster"
+    return (True, "faster") if now > before else (False, "slower")
 
 
 def _expectations(pred: Prediction) -> str:

@@ -48,7 +48,8 @@ def test_k4_and_k5_share_their_first_four_decisions() -> None:
 def test_served_request_k4_and_k5_agree_on_the_first_block() -> None:
     four = serve_request(Settings(k=4)).blocks[0].drafts
     five = serve_request(Settings(k=5)).blocks[0].drafts
-    assert len(four) == 4 and len(five) == 5
+    assert len(four) == 4
+    assert len(five) == 5
     for a, b in zip(four, five[:4], strict=True):
         assert (a.word, a.u, a.accepted, a.p, a.q) == (b.word, b.u, b.accepted, b.p, b.q)
 

@@ -137,11 +137,13 @@ def test_verify_block_emits_the_accepted_prefix_and_one_more(args) -> None:
     last = r.emitted[-1]
     if r.accepted < k:
         assert r.first_rejection == r.accepted
-        assert r.repair_token == last and r.bonus_token is None
+        assert r.repair_token == last
+        assert r.bonus_token is None
         assert residual(p[r.accepted], q[r.accepted])[last] > 0
     else:
         assert r.first_rejection is None
-        assert r.bonus_token == last and r.repair_token is None
+        assert r.bonus_token == last
+        assert r.repair_token is None
         assert p[k, last] > 0
     no_repair = verify_block(**args, repair=False)
     assert no_repair.accepted == r.accepted
@@ -154,5 +156,7 @@ def test_verify_off_emits_the_draft_unchecked(args) -> None:
     r = verify_block(**args, verify=False)
     assert r.emitted == tuple(args["draft"].tolist())
     assert len(r.emitted) == len(args["draft"])
-    assert r.first_rejection is None and r.repair_token is None and r.bonus_token is None
+    assert r.first_rejection is None
+    assert r.repair_token is None
+    assert r.bonus_token is None
     assert not r.verified

@@ -1,0 +1,205 @@
+"""Speed of the witness, in process: what one slider change costs, and what vectorising bought.
+
+1. One slider change, witness only. The evidence fragment calls `station_view`, which runs
+   `serve_request` (via the lru-cached `cached_trace`), the quick slice
+   `check_mode(key, mode, 10_000)` (via `quick_check`) and builds every view model. Each
+   iteration clears those three lru caches first and moves one slider (match or k, around
+   the default `Settings()`), so no result cache answers: this is the UNCACHED cost a learner
+   pays. The tiny models' row caches stay warm, as they are in a running server. The parts are
+   timed on their own too, and the cached call (a slider dragged back) is the in-run reference.
+   Budget (docs: QUALITY.md, Speed): median <= 5 ms.
+2. `simulate_blocks` (vectorised) against `simulate_blocks_loop` (one `verify_block` call per
+   block) of the same rule and seed: the counts must be identical (else MISMATCH, exit 1), and
+   the loop's time per block over the vectorised one's is the speed ratio. Budget: >= 100x.
+
+Medians and ratios from one run only; nothing here is asserted in pytest.
+Run from the repo root: `.venv/bin/python bench/witness.py` (or `make bench`).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from app.config import AppSettings  # noqa: E402
+from app.state import parse_state  # noqa: E402
+from app.views import station as sv  # noqa: E402
+from witness import Settings, serve_request  # noqa: E402
+from witness.evaluation import check_mode, first_position  # noqa: E402
+from witness.request import mode_of  # noqa: E402
+from witness.simulate import Simulation, simulate_blocks, simulate_blocks_loop  # noqa: E402
+
+ITERATIONS = 200
+SLIDER_BUDGET_MS = 5.0
+RATIO_BUDGET = 100.0
+K = 4
+LOOP_BLOCKS = 2_000
+VECTOR_BLOCKS = 200_000
+
+
+def slider_settings(i: int) -> Settings:
+    """Iteration i moves one slider: even i drag match over 0.50..0.70, odd i set k to 3..5."""
+    if i % 2 == 0:
+        return Settings(match=round(0.50 + 0.01 * ((i // 2) % 21), 2))
+    return Settings(k=3 + (i // 2) % 3)
+
+
+def query(s: Settings) -> list[tuple[str, str]]:
+    # What the evidence fragment receives: the prediction is recorded (skip), so the
+    # evidence, invariant and verdict are all built.
+    return [("pred", "skip"), ("match", repr(s.match)), ("k", str(s.k))]
+
+
+def clear_caches() -> None:
+    sv.cached_trace.cache_clear()
+    sv.quick_check.cache_clear()
+    sv._quick.cache_clear()
+
+
+def timed(fn: Callable[[int], object], n: int) -> list[float]:
+    """Milliseconds per call, call i given i."""
+    out = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        fn(i)
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def p90(xs: list[float]) -> float:
+    return statistics.quantiles(xs, n=10)[-1]
+
+
+def bench_slider() -> bool:
+    app = AppSettings()
+    settings = [slider_settings(i) for i in range(ITERATIONS)]
+    states = [parse_state(query(s)) for s in settings]
+    assert all(not st.problems and st.prediction for st in states)
+
+    def keyed(s: Settings) -> Settings:  # the reduced key `quick_check` builds
+        return Settings(match=s.match, k=s.k, seed=s.seed, greedy=s.greedy, prompt=s.prompt)
+
+    def uncached(i: int) -> None:
+        clear_caches()
+        sv.station_view(states[i], app)
+
+    def cached(i: int) -> None:
+        sv.station_view(states[i], app)
+
+    def views_only(i: int) -> None:  # results cached, so only the view models are built
+        sv.station_view(states[i], app)
+
+    for i in range(20):  # warm-up: fit the models, import scipy, fill the row caches
+        uncached(i)
+    rows = [
+        ("serve_request(settings)", timed(lambda i: serve_request(settings[i]), ITERATIONS)),
+        (
+            "check_mode(key, mode, 10_000)",
+            timed(
+                lambda i: check_mode(
+                    keyed(settings[i]), mode_of(settings[i].verify, settings[i].repair), 10_000
+                ),
+                ITERATIONS,
+            ),
+        ),
+    ]
+    for i in range(ITERATIONS):  # results for every slider position in the lru caches
+        sv.station_view(states[i], app)
+    rows.append(("station_view, results cached (views)", timed(views_only, ITERATIONS)))
+    total = timed(uncached, ITERATIONS)
+    rows.append(("station_view, caches cleared (TOTAL)", total))
+    sv.station_view(states[0], app)
+    ref = timed(lambda i: cached(0), ITERATIONS)  # the same slider position again
+    rows.append(("reference: same position again (lru)", ref))
+
+    med_total = statistics.median(total)
+    print(f"\n1. One slider change, witness only ({ITERATIONS} iterations, varied match / k)")
+    print(f"   {'what':<40} {'median ms':>10} {'p90 ms':>8} {'/ total':>8}")
+    for name, xs in rows:
+        med = statistics.median(xs)
+        print(f"   {name:<40} {med:>10.3f} {p90(xs):>8.3f} {med / med_total:>8.2f}")
+    ok = med_total <= SLIDER_BUDGET_MS
+    print(
+        f"   median {med_total:.2f} ms vs budget <= {SLIDER_BUDGET_MS:g} ms: "
+        + ("ok" if ok else f"OVER BUDGET ({med_total / SLIDER_BUDGET_MS:.2f}x the budget)")
+    )
+    print(f"   uncached / cached: {med_total / statistics.median(ref):.0f}x")
+    return ok
+
+
+def same(a: Simulation, b: Simulation) -> bool:
+    return bool(
+        np.array_equal(a.first_token_counts, b.first_token_counts)
+        and np.array_equal(a.tokens_per_block, b.tokens_per_block)
+        and np.array_equal(a.accepted_per_block, b.accepted_per_block)
+    )
+
+
+def best_of(fn: Callable[[], object], repeats: int) -> float:
+    return statistics.median(timed(lambda _: fn(), repeats)) / 1e3
+
+
+def bench_simulation() -> tuple[bool, bool]:
+    seed = Settings().seed
+    tiny_p, tiny_q = first_position(Settings())
+    pairs = [
+        (f"tiny models (V={tiny_p.size})", tiny_p, tiny_q),
+        ("known pair (V=4)", np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.4, 0.3, 0.2, 0.1])),
+    ]
+    print(f"\n2. simulate_blocks vs simulate_blocks_loop (k={K}, seed={seed})")
+    print(f"   {'pair':<22} {'counts':<8} {'loop us/blk':>11} {'vec us/blk':>10} {'ratio':>8}")
+    all_same = fast = True
+    for name, p, q in pairs:
+        equal = True
+        for verify, repair in ((True, True), (True, False), (False, True)):
+            loop = simulate_blocks_loop(p, q, K, LOOP_BLOCKS, seed=seed, verify=verify, repair=repair)
+            vec = simulate_blocks(p, q, K, LOOP_BLOCKS, seed=seed, verify=verify, repair=repair)
+            equal &= same(loop, vec)
+        big = simulate_blocks(p, q, K, VECTOR_BLOCKS, seed=seed)
+        loop = simulate_blocks_loop(p, q, K, LOOP_BLOCKS, seed=seed)
+        # Keyed uniforms: the first blocks of the long run are the loop's blocks.
+        equal &= bool(np.array_equal(big.tokens_per_block[:LOOP_BLOCKS], loop.tokens_per_block))
+        t_loop = best_of(lambda: simulate_blocks_loop(p, q, K, LOOP_BLOCKS, seed=seed), 3)
+        t_vec = best_of(lambda: simulate_blocks(p, q, K, VECTOR_BLOCKS, seed=seed), 5)
+        per_loop, per_vec = t_loop / LOOP_BLOCKS * 1e6, t_vec / VECTOR_BLOCKS * 1e6
+        ratio = per_loop / per_vec
+        all_same &= equal
+        fast &= ratio >= RATIO_BUDGET
+        print(
+            f"   {name:<22} {'same' if equal else 'MISMATCH':<8} {per_loop:>11.2f} "
+            f"{per_vec:>10.3f} {ratio:>7.0f}x"
+        )
+    print(f"   loop {LOOP_BLOCKS:,} blocks, vectorised {VECTOR_BLOCKS:,} blocks, per block; medians")
+    print(
+        f"   budget >= {RATIO_BUDGET:g}x and identical counts: "
+        + ("ok" if fast and all_same else "OVER BUDGET" if all_same else "MISMATCH")
+    )
+    return all_same, fast
+
+
+def main() -> int:
+    cpus = os.cpu_count()
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cpus
+    print(
+        f"environment: python {platform.python_version()}, numpy {np.__version__}, "
+        f"{cpus} cpus ({usable} usable), {platform.machine()}"
+    )
+    bench_slider()
+    counts_same, _ = bench_simulation()
+    if not counts_same:
+        print("MISMATCH: the vectorised and looped simulations disagree for the same seed")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""The README's settings table is the documentation of AppSettings: they must agree."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from app.config import AppSettings
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+ROW = re.compile(r"^\| `STATION08_(\w+)` \| (.*?) \| (.*?) \|$")
+
+
+def _table() -> dict[str, tuple[str, str]]:
+    rows = {}
+    for line in README.read_text(encoding="utf-8").splitlines():
+        m = ROW.match(line)
+        if m:
+            rows[m.group(1).lower()] = (m.group(2), m.group(3))
+    return rows
+
+
+def test_every_setting_is_documented_with_its_default_and_help() -> None:
+    table = _table()
+    assert set(table) == set(AppSettings.model_fields), "README table and AppSettings differ"
+    for name, info in AppSettings.model_fields.items():
+        default, meaning = table[name]
+        shown = "(empty)" if info.default == "" else f"`{info.default}`"
+        assert default == shown, f"{name}: README says {default}, model says {shown}"
+        assert meaning == info.description, f"{name}: help text differs from the model"
+
+
+def test_settings_come_from_the_environment(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("STATION08_PORT", "9100")
+    monkeypatch.setenv("STATION08_FRAME_ANCESTORS", "'self' http://cockpit.test")
+    s = AppSettings()
+    assert s.port == 9100
+    assert s.frame_ancestors == "'self' http://cockpit.test"
