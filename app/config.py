@@ -27,7 +27,9 @@ class AppSettings(BaseSettings):
     )
     next_station_url: str = Field(
         "",
-        description="Station 09 (Evaluation and falsification). Empty: the link says it is not configured.",
+        description=(
+            "Station 09 (Evaluation and falsification). Empty: the link says it is not configured."
+        ),
     )
     frame_ancestors: str = Field(
         "'self'",

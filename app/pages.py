@@ -39,7 +39,10 @@ def station(request: Request) -> Response:
     state = _state(request)
     view = station_view(state, _app_settings(request))
     templates = request.app.state.templates
-    return templates.TemplateResponse(request, "station.html", {"view": view}, status_code=_status(state))
+    response: Response = templates.TemplateResponse(
+        request, "station.html", {"view": view}, status_code=_status(state)
+    )
+    return response
 
 
 @router.get("/station/evidence")

@@ -6,9 +6,8 @@ the chosen intervention, so the evidence the learner then sees is the interventi
 
 from __future__ import annotations
 
-from witness import Settings
-
 from app.state import Intervention
+from witness import Settings
 
 
 def apply_intervention(s: Settings, intervention: Intervention) -> Settings:

@@ -89,7 +89,9 @@ def parse_state(params: Iterable[tuple[str, str]]) -> StationState:
     prediction = _prediction(raw, settings, problems)
     block = _int_field(raw, "block", 0, 255, problems)
     unknown = sorted(set(raw) - set(Settings.model_fields) - set(VIEW_FIELDS))
-    problems += [FieldProblem(k, f"{k} is not a setting of this station; it was ignored") for k in unknown]
+    problems += [
+        FieldProblem(k, f"{k} is not a setting of this station; it was ignored") for k in unknown
+    ]
     source = "link" if raw.get("from") == "serving" else "defaults"
     return StationState(settings, prediction, block, source, tuple(problems))
 
@@ -133,7 +135,9 @@ def _prediction(
         intervention = Intervention(raw["pred"])
     except ValueError:
         allowed = ", ".join(i.value for i in Intervention)
-        problems.append(FieldProblem("pred", f"pred must be one of {allowed} (got {raw['pred']!r})"))
+        problems.append(
+            FieldProblem("pred", f"pred must be one of {allowed} (got {raw['pred']!r})")
+        )
         return None
     expectations = []
     for name in ("expect_faster", "expect_kept"):
@@ -187,7 +191,10 @@ def state_query(state: StationState) -> dict[str, str]:
     if state.prediction is not None:
         pred = state.prediction
         out["pred"] = pred.intervention.value
-        for name, value in (("expect_faster", pred.expect_faster), ("expect_kept", pred.expect_kept)):
+        for name, value in (
+            ("expect_faster", pred.expect_faster),
+            ("expect_kept", pred.expect_kept),
+        ):
             if value is not None:
                 out[name] = "yes" if value else "no"
         out["base"] = encode_base(pred.base)

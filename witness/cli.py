@@ -30,13 +30,17 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m witness",
         description="Speculative decoding, one served request at a time (deterministic).",
     )
-    parser.add_argument("view", choices=["trace", "sweep", "eval", "json"], nargs="?", default="trace")
+    parser.add_argument(
+        "view", choices=["trace", "sweep", "eval", "json"], nargs="?", default="trace"
+    )
     for name, info in Settings.model_fields.items():
         kind = field_bounds(name)["kind"]
         help_text = f"{info.title}: {expected_text(name)} (default {info.default!r})"
         if kind == "bool":
             help_text = f"{info.title}: on or off (default {'on' if info.default else 'off'})"
-        parser.add_argument("--" + name.replace("_", "-"), dest=name, metavar=kind.upper(), help=help_text)
+        parser.add_argument(
+            "--" + name.replace("_", "-"), dest=name, metavar=kind.upper(), help=help_text
+        )
     parser.add_argument("--blocks", type=int, default=100_000, help="blocks per mode for 'eval'")
     return parser
 
@@ -61,14 +65,18 @@ def format_trace(trace: RequestTrace) -> str:
             lines.append(f"   residual [{top}] -> repair {b.final_word!r}")
         elif b.result.bonus_token is not None:
             lines.append(f"   all accepted -> bonus {b.final_word!r} from p")
-        emitted = " ".join(w + MARK[k] for w, k in zip(b.emitted_words, b.emitted_kinds, strict=True))
+        emitted = " ".join(
+            w + MARK[k] for w, k in zip(b.emitted_words, b.emitted_kinds, strict=True)
+        )
         lines.append(f"   emits: {emitted}")
     lines += [
         "",
         f"text: {trace.text}",
-        f"tokens {t.tokens} | target passes {t.target_passes} (plain decoding {t.baseline_target_passes})"
+        f"tokens {t.tokens} | target passes {t.target_passes} "
+        f"(plain decoding {t.baseline_target_passes})"
         f" | draft passes {t.draft_passes} | cost {t.cost_units:.2f} units",
-        f"speedup measured {_fmt(t.speedup_measured, 'x')} | expected {_fmt(t.speedup_expected, 'x')}"
+        f"speedup measured {_fmt(t.speedup_measured, 'x')} "
+        f"| expected {_fmt(t.speedup_expected, 'x')}"
         f" at mean alpha {t.mean_alpha:.3f}",
         f"time {t.ms_speculative:.0f} ms vs {t.ms_baseline:.0f} ms plain",
         f"distribution: mode {c.mode}, exact TV to p max {c.tv_max:.2e}"
@@ -97,18 +105,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(serve_request(settings).to_dict(), indent=2))
     elif args.view == "sweep":
         sweep = sweep_k(settings)
-        print(f"alpha {sweep.alpha:.3f}, draft cost {sweep.draft_cost:g}: optimal k = {sweep.optimal_k}"
-              + ("" if sweep.pays else " (speculation does not pay: alpha <= c)"))
+        print(
+            f"alpha {sweep.alpha:.3f}, draft cost {sweep.draft_cost:g}: "
+            f"optimal k = {sweep.optimal_k}"
+            + ("" if sweep.pays else " (speculation does not pay: alpha <= c)")
+        )
         print(f"{'k':>3} {'measured':>9} {'expected':>9} {'tok/pass':>9}")
         for pt in sweep.points:
             mark = "  <- optimum" if pt.k == sweep.optimal_k else ""
-            print(f"{pt.k:>3} {_fmt(pt.speedup_measured):>9} {pt.speedup_expected:>9.3f} "
-                  f"{_fmt(pt.tokens_per_pass):>9}{mark}")
+            print(
+                f"{pt.k:>3} {_fmt(pt.speedup_measured):>9} {pt.speedup_expected:>9.3f} "
+                f"{_fmt(pt.tokens_per_pass):>9}{mark}"
+            )
     else:
         ev = evaluate(settings, blocks=args.blocks)
         print(f"alpha at the first position {ev.alpha:.3f}; {ev.modes[0].blocks} blocks per mode")
         for m in ev.modes:
-            print(f"{m.mode:<10} chi2 p={m.chi_square.p_value:.3g} TV sampled {m.tv_empirical:.4f}"
-                  f" exact {m.tv_exact:.4f} speedup {_fmt(m.speedup_measured, 'x')}"
-                  f" -> {'keeps p' if m.keeps_target else 'FAILS p'}")
+            print(
+                f"{m.mode:<10} chi2 p={m.chi_square.p_value:.3g} TV sampled {m.tv_empirical:.4f}"
+                f" exact {m.tv_exact:.4f} speedup {_fmt(m.speedup_measured, 'x')}"
+                f" -> {'keeps p' if m.keeps_target else 'FAILS p'}"
+            )
     return 0

@@ -123,7 +123,9 @@ def check_mode(settings: Settings, mode: Mode, blocks: int) -> ModeCheck:
     """One mode of the slice: ``blocks`` seeded blocks at the request's first position."""
     p, q = first_position(settings)
     verify, repair = {m: (v, r) for m, v, r in MODES}[mode]
-    sim = simulate_blocks(p, q, settings.k, blocks, seed=settings.seed, verify=verify, repair=repair)
+    sim = simulate_blocks(
+        p, q, settings.k, blocks, seed=settings.seed, verify=verify, repair=repair
+    )
     chi = chi_square_against(sim.first_token_counts, p)
     share = sim.first_token_counts / sim.n
     law = output_distribution(p, q, verify=verify, repair=repair)

@@ -48,7 +48,9 @@ def _as_u64(x: ArrayLike) -> NDArray[np.uint64]:
     return np.atleast_1d(arr.astype(np.uint64))
 
 
-def uniforms(seed: ArrayLike, block: ArrayLike, position: ArrayLike, stream: Stream) -> NDArray[np.float64]:
+def uniforms(
+    seed: ArrayLike, block: ArrayLike, position: ArrayLike, stream: Stream
+) -> NDArray[np.float64]:
     """Uniforms in [0, 1), one per broadcast (seed, block, position) key, for one stream.
 
     Examples

@@ -95,16 +95,12 @@ class TinyModels:
         if seen is not None:  # an unseen context falls back to the bigram mixture alone
             nxt, cnt = seen
             row[nxt] += w_tri * cnt / cnt.sum()
-        row = row / row.sum()
-        row.flags.writeable = False
-        return row
+        return _frozen(row / row.sum())
 
     def _draft_row(self, prev: int) -> FloatArray:
         w_bi, w_uni, w_flat = DRAFT_WEIGHTS
         row = w_bi * self._bigram_row(prev) + w_uni * self.unigram + w_flat / self.size
-        row = row / row.sum()
-        row.flags.writeable = False
-        return row
+        return _frozen(row / row.sum())
 
     def target(self, context: Sequence[int]) -> FloatArray:
         """p(· | last two tokens of context), with sentence boundaries padding a short one."""
@@ -120,10 +116,18 @@ class TinyModels:
 
     def encode(self, text: str) -> tuple[list[int], list[str]]:
         """Token ids of the words the models know, and the words they skipped."""
-        known, skipped = [], []
+        known: list[str] = []
+        skipped: list[str] = []
         for w in tokenize(text):
             (known if w in self.index else skipped).append(w)
         return [self.index[w] for w in known], skipped
+
+
+def _frozen(row: FloatArray) -> FloatArray:
+    """Cached rows are shared by every request: make accidental writes an error."""
+    out: FloatArray = np.asarray(row, dtype=np.float64)
+    out.flags.writeable = False
+    return out
 
 
 @cache

@@ -129,7 +129,8 @@ class RequestTrace:
     check: DistributionCheck
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(asdict(self))
+        out: dict[str, Any] = _plain(asdict(self))
+        return out
 
 
 def _plain(x: Any) -> Any:
@@ -176,7 +177,9 @@ def serve_request(settings: Settings) -> RequestTrace:
         uniforms(settings.seed, grid[0][:, 0], 0, Stream.FINAL),
     )
     while len(out) < settings.tokens:
-        trace, p_block, q_block = _serve_block(models, rows, settings, draws, len(blocks), prompt_ids, out)
+        trace, p_block, q_block = _serve_block(
+            models, rows, settings, draws, len(blocks), prompt_ids, out
+        )
         blocks.append(trace)
         p_seen.extend(p_block)
         q_seen.extend(q_block)
@@ -282,9 +285,10 @@ def _draft_step(
 
 def _kinds(r: BlockResult) -> tuple[Kind, ...]:
     if not r.verified:
-        return ("unchecked",) * len(r.emitted)
+        return tuple("unchecked" for _ in r.emitted)
     last: Kind = "repaired" if r.first_rejection is not None else "bonus"
-    return (*(("accepted",) * r.accepted), last)
+    accepted: tuple[Kind, ...] = tuple("accepted" for _ in range(r.accepted))
+    return (*accepted, last)
 
 
 def _repair_picture(
@@ -298,7 +302,8 @@ def _repair_picture(
     order = [drafted, *np.argsort(-r, kind="stable")[:3], *liked]
     picked = list(dict.fromkeys(int(t) for t in order))[:BAR_TOKENS]
     bars = tuple(
-        Bar(models.vocab[t], float(p[t]), float(q[t]), float(overlap[t]), float(r[t])) for t in picked
+        Bar(models.vocab[t], float(p[t]), float(q[t]), float(overlap[t]), float(r[t]))
+        for t in picked
     )
     top_ids = np.argsort(-r, kind="stable")[:RESIDUAL_TOP]
     top = tuple((models.vocab[int(t)], float(r[t])) for t in top_ids if r[t] > 0)

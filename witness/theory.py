@@ -139,7 +139,8 @@ def output_law(p: FloatArray, q: FloatArray, *, verify: bool, repair: bool) -> F
     overlap = np.minimum(p, q)
     rejected = 1.0 - overlap.sum(axis=-1, keepdims=True)
     repaired_from = residual_unchecked(p, q) if repair else p
-    return overlap + rejected * repaired_from
+    law: FloatArray = overlap + rejected * repaired_from
+    return law
 
 
 def expected_tokens_per_pass(alpha: ArrayLike, k: ArrayLike) -> FloatArray | float:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from witness.request import Bar, BlockTrace, DraftStep, Totals
-
 from app.views import fmt
+from witness.request import Bar, BlockTrace, DraftStep, Totals
 
 WIDTH = 640
 PLOT_TOP = 28
@@ -73,7 +72,9 @@ def repair_chart(block: BlockTrace, repair: bool = True) -> BarChart:
         ticks.append(Tick(round(i * group + group / 2, 2), b.word, marked=b.word == drafted))
     where = "first rejection" if block.result.first_rejection is not None else "last drafted token"
     return BarChart(
-        title=f"Block {block.index + 1}, draft {block.focus + 1} ({where}): p, q, min(p, q), residual",
+        title=(
+            f"Block {block.index + 1}, draft {block.focus + 1} ({where}): p, q, min(p, q), residual"
+        ),
         summary=_repair_summary(block, repair),
         width=WIDTH,
         height=LABEL_Y + 10,
@@ -187,7 +188,11 @@ def pass_chart(t: Totals, draft_cost: float) -> PassChart:
         rects=(
             Rect(0, 0, round(t.target_passes * scale, 2), 22, "target", "target passes"),
             Rect(
-                round(t.target_passes * scale, 2), 0, round(draft_units * scale, 2), 22, "draft",
+                round(t.target_passes * scale, 2),
+                0,
+                round(draft_units * scale, 2),
+                22,
+                "draft",
                 "draft passes",
             ),
         ),

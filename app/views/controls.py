@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.state import FieldProblem, number_text
 from witness import Settings
 from witness.settings import field_bounds
-
-from app.state import FieldProblem, number_text
 
 SLIDERS = ("match", "k", "draft_cost")
 SWITCHES = ("verify", "repair")

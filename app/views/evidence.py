@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.views import fmt
+from app.views.charts import BarChart, Gauge, PassChart, gauge, pass_chart, repair_chart
 from witness import Settings
 from witness.evaluation import ModeCheck
 from witness.request import BlockTrace, RequestTrace
-
-from app.views import fmt
-from app.views.charts import BarChart, Gauge, PassChart, gauge, pass_chart, repair_chart
 
 # Shape and words as well as colour: a learner who cannot tell the colours apart still reads
 # which token was kept, thrown away, repaired or given as a bonus.
@@ -113,8 +112,14 @@ def block_detail(block: BlockTrace, s: Settings) -> BlockDetail:
             outcome, kind = ("accepted", "accepted") if d.accepted else ("rejected", "rejected")
         rows.append(
             DraftRow(
-                d.position + 1, d.word, fmt.prob(d.p), fmt.prob(d.q), f"{d.ratio:.2f}",
-                f"{d.u:.2f}", outcome, kind,
+                d.position + 1,
+                d.word,
+                fmt.prob(d.p),
+                fmt.prob(d.q),
+                f"{d.ratio:.2f}",
+                f"{d.u:.2f}",
+                outcome,
+                kind,
             )
         )
     return BlockDetail(
@@ -129,14 +134,19 @@ def block_detail(block: BlockTrace, s: Settings) -> BlockDetail:
 
 def block_ending(block: BlockTrace, s: Settings) -> str:
     if not s.verify:
-        return f"Nothing checked the {len(block.drafts)} drafted tokens: all were emitted as drafted."
+        return (
+            f"Nothing checked the {len(block.drafts)} drafted tokens: all were emitted as drafted."
+        )
     if block.result.first_rejection is not None:
         rejected = f"Draft {block.result.first_rejection + 1} '{block.rejected_word}' was rejected"
         if not s.repair:
-            return f"{rejected}; with repair off the target resampled p and gave '{block.final_word}'."
+            return (
+                f"{rejected}; with repair off the target resampled p and gave '{block.final_word}'."
+            )
         top = ", ".join(f"'{w}' {fmt.prob(r)}" for w, r in block.residual_top[:3])
         return f"{rejected}; the residual ({top}) gave '{block.final_word}'."
-    return f"All {len(block.drafts)} drafts were accepted; the bonus token '{block.final_word}' came from p."
+    bonus = block.final_word
+    return f"All {len(block.drafts)} drafts were accepted; the bonus token '{bonus}' came from p."
 
 
 def first_rejection_text(trace: RequestTrace) -> str:
@@ -157,8 +167,14 @@ def figures(trace: RequestTrace, settings: Settings) -> tuple[Figure, ...]:
     t = trace.totals
     per_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
     return (
-        Figure("Target passes", f"{t.target_passes}", f"plain decoding needs {t.baseline_target_passes}"),
-        Figure("Draft passes", f"{t.draft_passes}", f"k = {settings.k} per block, {t.blocks} blocks"),
+        Figure(
+            "Target passes",
+            f"{t.target_passes}",
+            f"plain decoding needs {t.baseline_target_passes}",
+        ),
+        Figure(
+            "Draft passes", f"{t.draft_passes}", f"k = {settings.k} per block, {t.blocks} blocks"
+        ),
         Figure("Tokens per target pass", per_pass, f"accepted drafts {t.accepted_drafts}"),
         Figure("Toy speedup, measured", fmt.speedup(t.speedup_measured), "this request"),
         Figure(
@@ -169,7 +185,8 @@ def figures(trace: RequestTrace, settings: Settings) -> tuple[Figure, ...]:
         Figure(
             "Time at TPOT",
             fmt.ms(t.ms_speculative),
-            f"plain {fmt.ms(t.ms_baseline)} (TTFT {settings.ttft_ms:g} ms, TPOT {settings.tpot_ms:g} ms)",
+            f"plain {fmt.ms(t.ms_baseline)} "
+            f"(TTFT {settings.ttft_ms:g} ms, TPOT {settings.tpot_ms:g} ms)",
         ),
     )
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.state import BASE_FIELDS, INTERVENTION_LABELS, Intervention, Prediction
+from app.views import fmt
 from witness import Settings
 from witness.request import BlockTrace, RequestTrace
-
-from app.state import INTERVENTION_LABELS, BASE_FIELDS, Intervention, Prediction
-from app.views import fmt
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,9 @@ def correctness_gate(trace: RequestTrace) -> Gate:
             f"TV {fmt.distance(c.tv_max)}."
         )
     else:
-        why = f"without target verification the output is the draft's q, TV {fmt.distance(c.tv_max)}."
+        why = (
+            f"without target verification the output is the draft's q, TV {fmt.distance(c.tv_max)}."
+        )
     return Gate("Correctness", False, "fails", f"Correctness fails: {why}")
 
 
@@ -110,7 +111,9 @@ def describe_change(base: Settings, now: Settings) -> str:
         return "Switching target verification " + ("on" if now.verify else "off")
     if changed == ["repair"]:
         return "Switching sampling repair " + ("on" if now.repair else "off")
-    parts = [f"{f.replace('_', ' ')} {_v(getattr(base, f))} → {_v(getattr(now, f))}" for f in changed]
+    parts = [
+        f"{f.replace('_', ' ')} {_v(getattr(base, f))} → {_v(getattr(now, f))}" for f in changed
+    ]
     return "Changing " + ", ".join(parts)
 
 
@@ -129,15 +132,21 @@ class VerdictView:
     judgement: str  # whether the prediction held, gate by gate
 
 
-def verdict_view(pred: Prediction, before: RequestTrace, now: RequestTrace, s: Settings) -> VerdictView:
+def verdict_view(
+    pred: Prediction, before: RequestTrace, now: RequestTrace, s: Settings
+) -> VerdictView:
     if pred.intervention is Intervention.SKIP:
         recorded = "You skipped the prediction (recorded as a skip)."
     else:
-        recorded = f"You predicted: {INTERVENTION_LABELS[pred.intervention]}" + _expectations(pred) + "."
+        recorded = (
+            f"You predicted: {INTERVENTION_LABELS[pred.intervention]}" + _expectations(pred) + "."
+        )
     b, n = before.totals.speedup_measured, now.totals.speedup_measured
     kept = now.check.keeps_target
-    kept_text = "The distribution was kept." if kept else (
-        f"The distribution was not kept (TV {fmt.distance(now.check.tv_max)})."
+    kept_text = (
+        "The distribution was kept."
+        if kept
+        else (f"The distribution was not kept (TV {fmt.distance(now.check.tv_max)}).")
     )
     if all(getattr(pred.base, f) == getattr(s, f) for f in BASE_FIELDS):
         sentence = (
@@ -207,7 +216,8 @@ def narration(block: BlockTrace, s: Settings) -> str:
             continue
         relation, outcome = ("<", "accepted") if d.accepted else ("≥", "rejected")
         sentence = (
-            f"Draft {d.position + 1} '{d.word}' {outcome}: u = {d.u:.2f} {relation} p/q = {d.ratio:.2f}"
+            f"Draft {d.position + 1} '{d.word}' {outcome}: "
+            f"u = {d.u:.2f} {relation} p/q = {d.ratio:.2f}"
         )
         if not d.accepted:
             sentence += f"; {source} gave '{block.final_word}'"

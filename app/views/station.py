@@ -6,11 +6,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from urllib.parse import urlencode
 
-from witness import RequestTrace, Settings, serve_request
-from witness.evaluation import ModeCheck, check_mode
-from witness.request import mode_of
-from witness.settings import SEED_MAX
-
 from app.config import AppSettings
 from app.state import (
     INTERVENTION_LABELS,
@@ -22,6 +17,10 @@ from app.state import (
 from app.views.controls import ControlsView, controls_view
 from app.views.evidence import EvidenceView, default_block, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
+from witness import RequestTrace, Settings, serve_request
+from witness.evaluation import ModeCheck, check_mode
+from witness.request import mode_of
+from witness.settings import SEED_MAX
 
 # The live evidence samples a quick slice of the current mode; the full three-mode slice
 # (100 000 blocks each) is the Next panel's job. 10 000 blocks keep a slider move in budget.
