@@ -1,0 +1,83 @@
+"""The JSON API returns the witness's own results; bad input is a 422, never a 500."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from fastapi.testclient import TestClient
+
+from witness import Settings, optimal_k, serve_request
+from witness.evaluation import first_position
+
+
+def test_trace_is_exactly_the_witness_to_dict(client: TestClient) -> None:
+    r = client.get("/api/trace", params={"match": 0.4, "k": 6, "seed": 12})
+    assert r.status_code == 200
+    assert r.json() == serve_request(Settings(match=0.4, k=6, seed=12)).to_dict()
+
+
+def test_sweep_marks_the_formula_optimum(client: TestClient) -> None:
+    body = client.get("/api/sweep", params={"draft_cost": 0.05}).json()
+    assert [p["k"] for p in body["points"]] == list(range(1, 17))
+    assert body["optimal_k"] == optimal_k(body["alpha"], 0.05, 16)
+    best = max(body["points"], key=lambda p: (round(p["speedup_expected"], 12), -p["k"]))
+    assert best["k"] == body["optimal_k"]
+
+
+def test_distributions_are_exact_and_sum_to_one(client: TestClient) -> None:
+    body = client.get("/api/distributions", params={"match": 0.3}).json()
+    p, _ = first_position(Settings(match=0.3))
+    assert body["p"] == pytest.approx(p.tolist(), abs=1e-15)
+    for law in ("lossless", "no_repair", "no_verify"):
+        assert math.isclose(sum(body["output"][law]), 1.0, abs_tol=1e-12)
+    assert max(abs(a - b) for a, b in zip(body["output"]["lossless"], body["p"], strict=True)) < 1e-12
+    assert len(body["vocab"]) == len(body["p"])
+
+
+def test_evaluation_judges_each_mode(client: TestClient) -> None:
+    body = client.get("/api/evaluation").json()
+    verdicts = {m["mode"]: m["keeps_target"] for m in body["modes"]}
+    assert verdicts == {"lossless": True, "no_repair": False, "no_verify": False}
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "range_text"),
+    [
+        ({"k": 0}, "k", "from 1 to 16"),
+        ({"k": 17}, "k", "from 1 to 16"),
+        ({"match": 1.5}, "match", "from 0 to 1"),
+        ({"match": "nan"}, "match", "from 0 to 1"),
+        ({"match": "inf"}, "match", "from 0 to 1"),
+        ({"draft_cost": "-0.1"}, "draft_cost", "from 0 to 1"),
+        ({"tokens": "1e9"}, "tokens", "from 1 to 256"),
+        ({"seed": "9" * 40}, "seed", "from 0 to 2147483647"),
+        ({"verify": "perhaps"}, "verify", "true or false"),
+        ({"prompt": "x" * 500}, "prompt", "at most 200 characters"),
+    ],
+)
+@pytest.mark.parametrize("path", ["/api/trace", "/api/sweep", "/api/distributions", "/api/evaluation"])
+def test_bad_values_are_a_422_naming_field_and_range(
+    client: TestClient, path: str, params: dict[str, object], field: str, range_text: str
+) -> None:
+    r = client.get(path, params=params)
+    assert r.status_code == 422
+    (error,) = r.json()["detail"]
+    assert error["loc"] == ["query", field]
+    assert error["msg"].startswith(f"{field} must be") and range_text in error["msg"]
+
+
+def test_unknown_parameters_are_refused_by_name(client: TestClient) -> None:
+    r = client.get("/api/trace", params={"temperature": 0.7})
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["loc"] == ["query", "temperature"]
+
+
+def test_openapi_describes_the_api_and_no_cdn_docs_are_served(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    for path in ("/api/trace", "/api/sweep", "/api/distributions", "/api/evaluation", "/healthz"):
+        assert path in spec["paths"]
+    params = {p["name"] for p in spec["paths"]["/api/trace"]["get"]["parameters"]}
+    assert params == set(Settings.model_fields)
+    assert client.get("/docs").status_code == 404
+    assert client.get("/healthz").json() == {"status": "ok"}

@@ -1,0 +1,55 @@
+"""Security headers on every kind of response, and a CSP that allows no inline script."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import AppSettings
+from app.main import create_app
+
+PATHS = [
+    "/",
+    "/station?pred=skip",
+    "/station/evidence?pred=skip",
+    "/station?k=0",
+    "/api/trace",
+    "/api/trace?k=0",
+    "/healthz",
+    "/static/css/station.css",
+    "/static/js/station.js",
+    "/no-such-page",
+]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_every_response_has_the_security_headers(client: TestClient, path: str) -> None:
+    r = client.get(path)
+    csp = r.headers["content-security-policy"]
+    directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
+    assert directives["script-src"] == "'self'"
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    assert directives["frame-ancestors"] == "'self'"
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["referrer-policy"] == "same-origin"
+
+
+def test_frame_ancestors_come_from_settings() -> None:
+    app = create_app(settings=AppSettings(frame_ancestors="'self' https://cockpit.example"))
+    with TestClient(app) as c:
+        csp = c.get("/").headers["content-security-policy"]
+    assert "frame-ancestors 'self' https://cockpit.example" in csp
+
+
+def test_the_page_has_no_inline_script_or_style_and_no_other_origin(client: TestClient) -> None:
+    html = client.get("/station?pred=skip").text
+    for tag in re.findall(r"<script\b[^>]*>", html):
+        assert 'src="/static/' in tag, tag
+    assert not re.search(r"<script\b[^>]*>\s*[^<\s]", html), "inline script content"
+    assert " style=" not in html and "<style" not in html
+    handlers = [t for t in re.findall(r"<[a-z][^>]*>", html) if re.search(r"\son[a-z]+=", t)]
+    assert not handlers, f"inline event handlers: {handlers[:3]}"
+    for url in re.findall(r'(?:src|href|action)="([^"]+)"', html):
+        assert url.startswith(("/", "#")), f"{url} leaves the station's origin"
