@@ -45,7 +45,13 @@ class ChiSquare:
 
 
 def chi_square_against(counts: NDArray[np.int64], p: NDArray[np.float64]) -> ChiSquare:
-    """Goodness of fit of token counts to p, pooling cells whose expected count is under 5.
+    """Goodness of fit of token counts to p.
+
+    Tokens whose expected count is under 5 are pooled into one rare cell. If that cell still
+    expects fewer than 5 draws, a chi-square cell would be unreliable, so it is tested on
+    its own with the exact binomial tail P(X >= observed) (an excess of rare tokens is what
+    a broken sampler produces), its draws are merged into the smallest common cell for the
+    chi-square, and the two p-values are combined with a Bonferroni bound.
 
     A token that p never emits but the counts contain is decisive on its own: the p-value is
     0 whatever the other cells say.
@@ -56,26 +62,38 @@ def chi_square_against(counts: NDArray[np.int64], p: NDArray[np.float64]) -> Chi
     1.0
     >>> chi_square_against(np.array([5, 0]), np.array([0.0, 1.0])).impossible_tokens
     1
+    >>> chi_square_against(np.array([450, 450, 100]), np.array([.5, .5 - 1e-12, 1e-12])).p_value
+    0.0
     """
-    n = float(counts.sum())
+    n = int(counts.sum())
     impossible = int(((p == 0) & (counts > 0)).sum())
     expected = n * p
     big = expected >= MIN_EXPECTED
-    obs = [*counts[big].astype(np.float64)]
-    exp = [*expected[big]]
-    rest_exp = n - float(expected[big].sum())
-    if rest_exp > 1e-9 * n:
-        obs.append(n - float(counts[big].sum()))
-        exp.append(rest_exp)
+    obs = counts[big].astype(np.float64)
+    exp = expected[big].copy()
+    rare_p = float(p[~big].sum())
+    rare_obs = n - int(counts[big].sum())
     if impossible:
-        return ChiSquare(float("inf"), max(len(obs) - 1, 0), 0.0, impossible)
-    if len(obs) < 2:  # one cell (e.g. greedy): the counts either match exactly or not at all
-        same = bool(np.isclose(obs[0], exp[0])) if obs else True
-        return ChiSquare(0.0, 0, 1.0 if same else 0.0, 0)
-    # Renormalise the last cell against float drift: scipy insists the sums agree.
-    exp_arr = np.array(exp) * (sum(obs) / sum(exp))
-    result = stats.chisquare(np.array(obs), exp_arr)
-    return ChiSquare(float(result.statistic), len(obs) - 1, float(result.pvalue), 0)
+        return ChiSquare(float("inf"), max(obs.size - 1, 0), 0.0, impossible)
+    p_rare: float | None = None
+    if rare_p > 0 or rare_obs > 0:
+        if n * rare_p >= MIN_EXPECTED:
+            obs, exp = np.append(obs, rare_obs), np.append(exp, n * rare_p)
+        else:
+            p_rare = float(stats.binom.sf(rare_obs - 1, n, rare_p)) if rare_obs else 1.0
+            if obs.size:
+                smallest = int(np.argmin(exp))
+                obs[smallest] += rare_obs
+                exp[smallest] += n * rare_p
+    if obs.size < 2:  # one cell (e.g. greedy): the counts either match exactly or not at all
+        same = bool(np.isclose(obs[0], exp[0])) if obs.size else True
+        statistic, dof, p_chi = 0.0, 0, 1.0 if same else 0.0
+    else:
+        # Rescale against float drift: scipy insists the two sums agree.
+        result = stats.chisquare(obs, exp * (obs.sum() / exp.sum()))
+        statistic, dof, p_chi = float(result.statistic), obs.size - 1, float(result.pvalue)
+    p_value = p_chi if p_rare is None else min(1.0, 2.0 * min(p_chi, p_rare))
+    return ChiSquare(statistic, dof, p_value, 0)
 
 
 @dataclass(frozen=True)

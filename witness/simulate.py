@@ -46,6 +46,9 @@ class Simulation:
     first_token_counts: IntArray
     tokens_per_block: IntArray
     accepted_per_block: IntArray
+    # Every emitted token, bonus and repair tokens included: under the lossless rule with
+    # fixed p these are i.i.d. p too, and counting them pins the bonus law as well.
+    token_counts: IntArray
 
     @property
     def mean_tokens_per_block(self) -> float:
@@ -74,6 +77,7 @@ def run_blocks(
     verify: bool = True,
     accept: AcceptRule = ratio_test,
     repair_law: RepairRule | None = residual,
+    bonus_law: RepairRule = resample_from_target,
 ) -> Simulation:
     """Vectorised blocks under any accept rule and repair law (None means "verify off").
 
@@ -93,6 +97,7 @@ def run_blocks(
             np.bincount(draft[:, 0], minlength=vocab),
             np.full(n, k, dtype=np.int64),
             np.full(n, k, dtype=np.int64),
+            np.bincount(draft.ravel(), minlength=vocab),
         )
     ok = accept(uniforms(seed, blocks, positions, Stream.ACCEPT), pa[draft], qa[draft])
     # Index of the first False per row; k where the whole row was accepted.
@@ -102,13 +107,15 @@ def run_blocks(
     final = np.empty(n, dtype=np.intp)
     if rejected.any():  # lazily: with p = q nothing is rejected and no residual is formed
         final[rejected] = sample_inverse_cdf(repair_law(pa, qa), u_final[rejected])
-    # With fixed p the bonus position has the same law as any other.
-    final[~rejected] = sample_inverse_cdf(pa, u_final[~rejected])
+    # With fixed p the bonus position has the same law as any other: p.
+    final[~rejected] = sample_inverse_cdf(bonus_law(pa, qa), u_final[~rejected])
     first = np.where(accepted > 0, draft[:, 0], final)
+    kept = draft[positions < accepted[:, None]]
     return Simulation(
         np.bincount(first, minlength=vocab),
         (accepted + 1).astype(np.int64),
         accepted.astype(np.int64),
+        np.bincount(kept, minlength=vocab) + np.bincount(final, minlength=vocab),
     )
 
 
@@ -165,6 +172,7 @@ def simulate_blocks_loop(
     vocab = pa.shape[0]
     p_rows = np.broadcast_to(pa, (k + 1, vocab))
     q_rows = np.broadcast_to(qa, (k, vocab))
+    all_tokens = np.zeros(vocab, dtype=np.int64)
     firsts = np.empty(n, dtype=np.int64)
     lengths = np.empty(n, dtype=np.int64)
     accepted = np.empty(n, dtype=np.int64)
@@ -177,4 +185,5 @@ def simulate_blocks_loop(
         firsts[b] = result.emitted[0]
         lengths[b] = len(result.emitted)
         accepted[b] = result.accepted
-    return Simulation(np.bincount(firsts, minlength=vocab), lengths, accepted)
+        np.add.at(all_tokens, list(result.emitted), 1)
+    return Simulation(np.bincount(firsts, minlength=vocab), lengths, accepted, all_tokens)

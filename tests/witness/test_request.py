@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from witness import RequestTrace, Settings, acceptance_rate, serve_request
+from witness import RequestTrace, Settings, acceptance_rate, residual, serve_request
 from witness.lm import detokenize, tiny_models
 
 SETTINGS = [
@@ -111,6 +111,24 @@ def test_trace_rows_are_the_models_at_the_visited_contexts(s: Settings) -> None:
             q = s.match * p + (1 - s.match) * models.draft(here)
             assert (d.p, d.q) == pytest.approx((p[d.token], q[d.token]), rel=1e-12)
             assert d.alpha == pytest.approx(acceptance_rate(p, q), abs=1e-12)
+            if d.position == b.focus:
+                _check_repair_picture(b, d, p, q, s)
+
+
+def _check_repair_picture(b, d, p, q, s: Settings) -> None:
+    """The residual shown at the block's focus, and the token the repair drew from it."""
+    vocab = tiny_models().vocab
+    r = residual(p, q)
+    shown = [share for _, share in b.residual_top]
+    assert shown == sorted(shown, reverse=True)
+    for word, share in b.residual_top:
+        assert share == pytest.approx(r[vocab.index(word)], abs=1e-12)
+    if b.residual_top:
+        assert shown[0] == pytest.approx(r.max(), abs=1e-12)
+    assert b.bars[0].word == d.word  # the drafted token leads the picture
+    if s.verify and b.result.repair_token is not None:
+        law = r if s.repair else p
+        assert law[b.result.repair_token] > 0
 
 
 def test_alpha_rises_with_match_on_fixed_contexts() -> None:

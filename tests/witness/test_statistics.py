@@ -70,6 +70,16 @@ def test_lossless_first_token_follows_p(pair: str, k: int) -> None:
     assert chi_square_against(sim.first_token_counts, p).p_value > LEVEL
     # run_blocks with its defaults is the same rule: the teeth below share its machinery.
     assert _first_token_p_value(pair, k) > LEVEL
+    # Every emitted token (bonus and repair included) is p-distributed too.
+    assert chi_square_against(sim.token_counts, p).p_value > LEVEL
+
+
+@pytest.mark.parametrize("pair", sorted(PAIRS))
+def test_a_bonus_drawn_from_q_fails_the_all_tokens_check(pair: str) -> None:
+    """Teeth for the check above: a bonus token drawn from q instead of p is caught."""
+    p, q = PAIRS[pair]()
+    sim = run_blocks(p, q, 4, N, seed=SEED, bonus_law=lambda p, q: q)
+    assert chi_square_against(sim.token_counts, p).p_value < LEVEL
 
 
 @pytest.mark.parametrize("broken", sorted(BROKEN))
@@ -99,6 +109,9 @@ def test_mean_tokens_per_block_matches_the_formula(pair: str, k: int) -> None:
     sim = simulate_blocks(p, q, k, N, seed=SEED)
     alpha = acceptance_rate(p, q)
     assert _within_3_se(sim.tokens_per_block, expected_tokens_per_pass(alpha, k))
+    # Every verified block emits between 1 and k + 1 tokens, and both ends occur.
+    assert sim.tokens_per_block.min() == 1
+    assert sim.tokens_per_block.max() == k + 1
     assert sim.mean_tokens_per_block == pytest.approx(sim.tokens_per_block.mean(), rel=1e-15)
 
 
@@ -131,6 +144,8 @@ def test_vectorised_equals_the_plain_loop(k, verify, repair, seed, pair) -> None
     assert_array_equal(fast.first_token_counts, slow.first_token_counts)
     assert_array_equal(fast.tokens_per_block, slow.tokens_per_block)
     assert_array_equal(fast.accepted_per_block, slow.accepted_per_block)
+    assert_array_equal(fast.token_counts, slow.token_counts)
+    assert fast.token_counts.sum() == fast.tokens_per_block.sum()
     # The comparison has teeth: another seed gives other blocks.
     other = simulate_blocks(p, q, k, 3000, seed=seed + 100, verify=verify, repair=repair)
     assert not np.array_equal(other.first_token_counts, fast.first_token_counts)
