@@ -31,7 +31,9 @@ def test_distributions_are_exact_and_sum_to_one(client: TestClient) -> None:
     assert body["p"] == pytest.approx(p.tolist(), abs=1e-15)
     for law in ("lossless", "no_repair", "no_verify"):
         assert math.isclose(sum(body["output"][law]), 1.0, abs_tol=1e-12)
-    assert max(abs(a - b) for a, b in zip(body["output"]["lossless"], body["p"], strict=True)) < 1e-12
+    assert (
+        max(abs(a - b) for a, b in zip(body["output"]["lossless"], body["p"], strict=True)) < 1e-12
+    )
     assert len(body["vocab"]) == len(body["p"])
 
 
@@ -56,7 +58,9 @@ def test_evaluation_judges_each_mode(client: TestClient) -> None:
         ({"prompt": "x" * 500}, "prompt", "at most 200 characters"),
     ],
 )
-@pytest.mark.parametrize("path", ["/api/trace", "/api/sweep", "/api/distributions", "/api/evaluation"])
+@pytest.mark.parametrize(
+    "path", ["/api/trace", "/api/sweep", "/api/distributions", "/api/evaluation"]
+)
 def test_bad_values_are_a_422_naming_field_and_range(
     client: TestClient, path: str, params: dict[str, object], field: str, range_text: str
 ) -> None:
@@ -64,7 +68,8 @@ def test_bad_values_are_a_422_naming_field_and_range(
     assert r.status_code == 422
     (error,) = r.json()["detail"]
     assert error["loc"] == ["query", field]
-    assert error["msg"].startswith(f"{field} must be") and range_text in error["msg"]
+    assert error["msg"].startswith(f"{field} must be")
+    assert range_text in error["msg"]
 
 
 def test_unknown_parameters_are_refused_by_name(client: TestClient) -> None:

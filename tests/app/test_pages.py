@@ -40,32 +40,44 @@ def test_the_station_has_every_part_of_the_spec(client: TestClient) -> None:
     route = re.search(r'data-testid="route-list">(.*?)</ol>', html, re.S)
     assert route is not None
     assert route.group(1).count("<li") == 10
-    assert re.search(r'aria-current="step"><span class="route__n">08</span> Speculative decoding', html)
-    assert html.count('class="pill') == 3 and "active</em>" in html
+    assert re.search(
+        r'aria-current="step"><span class="route__n">08</span> Speculative decoding', html
+    )
+    assert html.count('class="pill') == 3
+    assert "active</em>" in html
     assert find(html, id="live", **{"aria-live": "polite"})
 
 
 def test_evidence_stays_behind_the_prediction(client: TestClient) -> None:
     r = client.get("/station?k=6")
     view: StationView = r.context["view"]  # type: ignore[attr-defined]
-    assert view.evidence is None and view.invariant is None and view.verdict is None
+    assert view.evidence is None
+    assert view.invariant is None
+    assert view.verdict is None
     assert 'data-testid="evidence-locked"' in r.text
     assert 'data-testid="evidence"' not in r.text
     assert view.narration == ""
     frag = client.get("/station/evidence?k=6")
-    assert 'data-testid="evidence-locked"' in frag.text and "chart-repair" not in frag.text
+    assert 'data-testid="evidence-locked"' in frag.text
+    assert "chart-repair" not in frag.text
 
 
 def test_recording_a_prediction_applies_it_and_opens_the_evidence(client: TestClient) -> None:
-    r = client.get("/station/predict?pred=lengthen_k&expect_faster=yes&expect_kept=yes", follow_redirects=False)
+    r = client.get(
+        "/station/predict?pred=lengthen_k&expect_faster=yes&expect_kept=yes", follow_redirects=False
+    )
     assert r.status_code == 303
     url = urlsplit(r.headers["location"])
     query = dict(parse_qsl(url.query))
-    assert url.path == "/station" and url.fragment == "step-05"
-    assert query["k"] == "8" and query["pred"] == "lengthen_k" and query["base"].startswith("0.6,4,")
+    assert url.path == "/station"
+    assert url.fragment == "step-05"
+    assert query["k"] == "8"
+    assert query["pred"] == "lengthen_k"
+    assert query["base"].startswith("0.6,4,")
     page = client.get(r.headers["location"])
     view: StationView = page.context["view"]  # type: ignore[attr-defined]
-    assert view.evidence is not None and view.verdict is not None
+    assert view.evidence is not None
+    assert view.verdict is not None
     assert view.verdict.sentence.startswith("Lengthening k from 4 to 8 at match 0.60 made it")
     assert re.search(r"\d\.\d\d× → \d\.\d\d×", view.verdict.sentence)
     assert "Your prediction" in view.verdict.judgement
@@ -74,16 +86,20 @@ def test_recording_a_prediction_applies_it_and_opens_the_evidence(client: TestCl
 def test_a_skip_is_recorded_and_opens_the_evidence(client: TestClient) -> None:
     r = client.get("/station/predict?pred=skip")
     view: StationView = r.context["view"]  # type: ignore[attr-defined]
-    assert view.state.prediction is not None and view.evidence is not None
+    assert view.state.prediction is not None
+    assert view.evidence is not None
     assert view.prediction.summary == "Prediction skipped (recorded)"
-    assert view.verdict is not None and "skipped" in view.verdict.recorded
+    assert view.verdict is not None
+    assert "skipped" in view.verdict.recorded
 
 
 def test_repair_off_fails_the_correctness_gate_with_its_distance(client: TestClient) -> None:
     on = client.get("/station?pred=skip").context["view"]  # type: ignore[attr-defined]
     off = client.get("/station?pred=skip&repair=off").context["view"]  # type: ignore[attr-defined]
     assert on.invariant.correctness.holds
-    assert on.invariant.correctness.sentence == "Correctness holds: residual repair keeps p exactly."
+    assert (
+        on.invariant.correctness.sentence == "Correctness holds: residual repair keeps p exactly."
+    )
     assert not off.invariant.correctness.holds
     tv = off.trace.check.tv_max
     assert tv > 0.01
@@ -98,12 +114,14 @@ def test_fragments_carry_the_full_page_url_and_it_renders_a_page(client: TestCli
     assert r.status_code == 200
     assert r.template.name == "fragments_evidence.html"  # type: ignore[attr-defined]
     page_url = r.headers["HX-Replace-Url"]
-    assert page_url.startswith("/station?") and "match=0.75" in page_url
+    assert page_url.startswith("/station?")
+    assert "match=0.75" in page_url
     assert "<html" not in r.text
     assert 'id="panel-evidence"' in r.text
     assert r.text.count('hx-swap-oob="outerHTML"') == 2  # the invariant and the live region
     page = client.get(page_url)
-    assert page.status_code == 200 and "<html" in page.text
+    assert page.status_code == 200
+    assert "<html" in page.text
     assert page.context["view"].settings == r.context["view"].settings  # type: ignore[attr-defined]
 
 
@@ -114,7 +132,8 @@ def test_every_block_link_gives_a_page_and_a_fragment(client: TestClient) -> Non
     assert len(blocks) >= 2
     for a in blocks[:4]:
         page = client.get(a.attrs["href"].replace("&amp;", "&"))
-        assert page.status_code == 200 and "<html" in page.text
+        assert page.status_code == 200
+        assert "<html" in page.text
         frag = client.get(a.attrs["hx-get"])
         assert frag.status_code == 200
         assert frag.headers["HX-Replace-Url"] == a.attrs["href"].split("#")[0]
@@ -147,7 +166,8 @@ def test_bad_values_are_a_422_that_names_the_field_in_place(
     frag = client.get(f"/station/evidence?pred=skip&{query}")
     assert frag.status_code == 422
     panel = unescape(frag.text.split('id="panel-evidence"', 1)[1].split("</section>", 1)[0])
-    assert words in panel and 'data-testid="evidence-error"' in panel
+    assert words in panel
+    assert 'data-testid="evidence-error"' in panel
     # The rest of the panel still works on the defaults: evidence, or the prediction gate
     # when the prediction itself was the bad value.
     assert ('data-testid="evidence"' in panel) != (field == "pred")
@@ -164,47 +184,59 @@ def test_sliders_take_their_bounds_from_the_settings_model(client: TestClient) -
     for name in ("match", "k", "draft_cost"):
         (el,) = find(html, type="range", name=name)
         b = field_bounds(name)
-        assert float(el.attrs["min"]) == b["min"] and float(el.attrs["max"]) == b["max"]
+        assert float(el.attrs["min"]) == b["min"]
+        assert float(el.attrs["max"]) == b["max"]
         assert float(el.attrs["step"]) == b["step"]
         assert el.attrs["hx-get"] == "/station/evidence"
-        assert "delay:" in el.attrs["hx-trigger"] and el.attrs["hx-sync"].endswith(":replace")
+        assert "delay:" in el.attrs["hx-trigger"]
+        assert el.attrs["hx-sync"].endswith(":replace")
     assert find(html, type="range", name="match")[0].attrs["value"] == "0.8"
     assert find(html, type="range", name="k")[0].attrs["value"] == "6"
 
 
-def test_without_javascript_the_instrument_form_renders_the_updated_page(client: TestClient) -> None:
+def test_without_javascript_the_instrument_form_renders_the_updated_page(
+    client: TestClient,
+) -> None:
     html = client.get(f"/station?{PREDICTED}").text
     action, query = form_query(html, "instrument", {"k": "3", "repair": "off"})
     assert action == "/station"
     r = client.get(f"{action}?{query}")
     assert r.status_code == 200
     view: StationView = r.context["view"]  # type: ignore[attr-defined]
-    assert view.settings.k == 3 and view.settings.repair is False
+    assert view.settings.k == 3
+    assert view.settings.repair is False
     assert view.state.prediction is not None  # the hidden fields kept the prediction
     assert not view.invariant.correctness.holds  # type: ignore[union-attr]
 
 
 def test_without_javascript_the_prediction_form_records_the_prediction(client: TestClient) -> None:
     html = client.get("/station?match=0.4").text
-    action, query = form_query(html, "prediction-form", {"pred": "raise_match", "expect_kept": "yes"})
+    action, query = form_query(
+        html, "prediction-form", {"pred": "raise_match", "expect_kept": "yes"}
+    )
     r = client.get(f"{action}?{query}")
     view: StationView = r.context["view"]  # type: ignore[attr-defined]
     assert view.settings.match == pytest.approx(0.7)
-    assert view.state.prediction is not None and view.state.prediction.base.match == 0.4
+    assert view.state.prediction is not None
+    assert view.state.prediction.base.match == 0.4
 
 
 def test_the_live_region_narrates_the_selected_block(client: TestClient) -> None:
     view: StationView = client.get(f"/station?{PREDICTED}").context["view"]  # type: ignore[attr-defined]
     detail = view.evidence.detail  # type: ignore[union-attr]
     assert view.narration.startswith(f"Block {detail.number}.")
-    assert re.search(r"Draft \d '.+' (accepted|rejected): u = \d\.\d\d [<≥] p/q = \d\.\d\d", view.narration)
+    assert re.search(
+        r"Draft \d '.+' (accepted|rejected): u = \d\.\d\d [<≥] p/q = \d\.\d\d", view.narration
+    )
 
 
 def test_next_request_moves_the_seed_and_keeps_the_rest(client: TestClient) -> None:
     html = client.get(f"/station?{PREDICTED}&seed=41").text
     (link,) = find(html, data_testid="next-request")
     query = dict(parse_qsl(urlsplit(link.attrs["href"]).query))
-    assert query["seed"] == "42" and query["pred"] == "lengthen_k" and query["k"] == "8"
+    assert query["seed"] == "42"
+    assert query["pred"] == "lengthen_k"
+    assert query["k"] == "8"
     frag = client.get(link.attrs["hx-get"], headers={"HX-Trigger": "next-request"})
     assert 'id="seed-field" hx-swap-oob="outerHTML"' in frag.text
     assert frag.context["view"].settings.seed == 42  # type: ignore[attr-defined]
@@ -213,7 +245,8 @@ def test_next_request_moves_the_seed_and_keeps_the_rest(client: TestClient) -> N
 def test_carried_in_text_is_rendered_inert(client: TestClient) -> None:
     payload = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
     r = client.get("/station", params={"prompt": payload, "pred": "skip"})
-    assert "<script>alert(1)" not in r.text and "<img src=x" not in r.text
+    assert "<script>alert(1)" not in r.text
+    assert "<img src=x" not in r.text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in r.text
 
 
@@ -223,4 +256,5 @@ def test_state_round_trips_through_the_url(client: TestClient) -> None:
     view: StationView = client.get(f"/station?{query}").context["view"]  # type: ignore[attr-defined]
     assert view.settings == settings
     again: StationView = client.get(view.links.page).context["view"]  # type: ignore[attr-defined]
-    assert again.settings == settings and again.state == view.state
+    assert again.settings == settings
+    assert again.state == view.state
