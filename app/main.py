@@ -9,6 +9,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app import api, pages
 from app.config import AppSettings, get_settings
+from app.rendering import make_renderer
 from app.security import SecurityHeaders
 from app.templating import make_templates
 
@@ -29,6 +30,7 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.templates = make_templates()
+    app.state.render = make_renderer(app.state.templates, settings)
     app.include_router(pages.router)
     app.include_router(api.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")

@@ -11,10 +11,9 @@ from dataclasses import replace
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.config import AppSettings
 from app.prediction import apply_intervention
+from app.rendering import RenderedPage
 from app.state import Prediction, StationState, parse_state
-from app.views.station import station_view
 
 router = APIRouter(include_in_schema=False)
 
@@ -23,40 +22,36 @@ def _state(request: Request) -> StationState:
     return parse_state(request.query_params.multi_items())
 
 
-def _app_settings(request: Request) -> AppSettings:
-    settings: AppSettings = request.app.state.settings
-    return settings
-
-
 def _status(state: StationState) -> int:
     # A value the station could not use is the client's error, shown in place: 422.
     return 422 if state.problems else 200
 
 
+def _render(request: Request, template: str, include_seed: bool = False) -> RenderedPage:
+    state = _state(request)
+    body, view = request.app.state.render(template, state, include_seed)
+    context = {"request": request, "view": view, "include_seed": include_seed}
+    return RenderedPage(body, template, context, status_code=_status(state))
+
+
 @router.get("/")
 @router.get("/station")
 def station(request: Request) -> Response:
-    state = _state(request)
-    view = station_view(state, _app_settings(request))
-    templates = request.app.state.templates
-    response: Response = templates.TemplateResponse(
-        request, "station.html", {"view": view}, status_code=_status(state)
-    )
-    return response
+    return _render(request, "station.html")
 
 
 @router.get("/station/evidence")
 def evidence(request: Request) -> Response:
-    state = _state(request)
-    view = station_view(state, _app_settings(request))
-    context = {"view": view, "include_seed": request.headers.get("hx-trigger") == "next-request"}
-    templates = request.app.state.templates
-    response: Response = templates.TemplateResponse(
-        request, "fragments_evidence.html", context, status_code=_status(state)
-    )
-    response.headers["HX-Replace-Url"] = view.links.page
+    response = _render(request, "fragments_evidence.html", _next_request(request))
+    response.headers["HX-Replace-Url"] = response.context["view"].links.page
     response.headers["Vary"] = "HX-Request, HX-Trigger"
     return response
+
+
+def _next_request(request: Request) -> bool:
+    # "Next request" also moves the seed field, which the slider fragments must not touch:
+    # replacing a focused field under a learner's fingers would lose their place.
+    return request.headers.get("hx-trigger") == "next-request"
 
 
 @router.get("/station/predict")

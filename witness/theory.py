@@ -95,6 +95,10 @@ def residual(p: ArrayLike, q: ArrayLike) -> FloatArray:
 
 def residual_unchecked(p: FloatArray, q: FloatArray) -> FloatArray:
     """`residual` without the input checks, for callers that built p and q themselves."""
+    if p.ndim == 1:  # the served request's hot path: one row, no broadcasting machinery
+        row = np.maximum(p - q, 0.0)
+        total = row.sum()
+        return row / total if total > 0.0 else p
     excess = np.maximum(p - q, 0.0)
     mass = excess.sum(axis=-1, keepdims=True)
     safe = np.where(mass > 0.0, mass, 1.0)
@@ -245,9 +249,8 @@ def greedy_distribution(p: ArrayLike) -> FloatArray:
 def sample_inverse_cdf(dist: ArrayLike, u: ArrayLike) -> NDArray[np.intp]:
     """Token ids drawn from ``dist`` by inverse CDF with uniforms ``u`` in [0, 1).
 
-    The CDF is renormalised so its last entry is exactly 1.0, and the search takes the
-    first token whose CDF exceeds ``u``: a token of zero mass is never returned, not even
-    for ``u = 0`` (this is why ``side="right"``).
+    The search takes the first token whose CDF exceeds ``u`` times the total mass: a token of
+    zero mass is never returned, not even for ``u = 0`` (this is why ``side="right"``).
 
     Examples
     --------
@@ -256,9 +259,24 @@ def sample_inverse_cdf(dist: ArrayLike, u: ArrayLike) -> NDArray[np.intp]:
     >>> sample_inverse_cdf([0.5, 0.5, 0.0, 0.0], [0.0, 0.9999999]).tolist()
     [0, 1]
     """
-    cdf = np.cumsum(np.asarray(dist, dtype=np.float64), axis=-1)
-    if cdf.ndim != 1:
+    arr = np.asarray(dist, dtype=np.float64)
+    if arr.ndim != 1:
         raise ValueError("sample_inverse_cdf takes one distribution")
-    cdf = cdf / cdf[-1]
-    cdf[-1] = 1.0
-    return np.searchsorted(cdf, np.asarray(u, dtype=np.float64), side="right")
+    if np.ndim(u) == 0:
+        return np.asarray(sample_one(arr, float(np.asarray(u))), dtype=np.intp)
+    cdf = arr.cumsum()
+    index = cdf.searchsorted(np.asarray(u, dtype=np.float64) * cdf[-1], side="right")
+    # u * total can round up to the total itself only for u within an ulp of 1.
+    clamped: NDArray[np.intp] = np.minimum(index, np.flatnonzero(arr)[-1])
+    return clamped
+
+
+def sample_one(dist: FloatArray, u: float) -> int:
+    """One draw by inverse CDF: the token `sample_inverse_cdf` gives for this u, with less
+    overhead (the served request draws one token at a time)."""
+    cdf = dist.cumsum()
+    total = cdf[-1]
+    index = int(cdf.searchsorted(u * total, side="right"))
+    if index >= cdf.shape[0]:
+        index = int(np.flatnonzero(dist)[-1])
+    return index

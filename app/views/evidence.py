@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from app.views import fmt
 from app.views.charts import BarChart, Gauge, PassChart, gauge, pass_chart, repair_chart
 from witness import Settings
-from witness.evaluation import ModeCheck
+from witness.evaluation import FirstTokenCheck
 from witness.request import BlockTrace, RequestTrace
 
 # Shape and words as well as colour: a learner who cannot tell the colours apart still reads
@@ -206,7 +206,7 @@ def exact_check_text(trace: RequestTrace) -> str:
     return base
 
 
-def sampled_check_text(check: ModeCheck) -> str:
+def sampled_check_text(check: FirstTokenCheck) -> str:
     verdict = "agree with p" if check.keeps_target else "disagree with p"
     return (
         f"{check.blocks:,} sampled blocks at the first position {verdict}: chi-square "
@@ -218,7 +218,7 @@ def evidence_view(
     trace: RequestTrace,
     settings: Settings,
     selected: int,
-    check: ModeCheck,
+    check: FirstTokenCheck,
     hrefs: tuple[tuple[str, str], ...],
 ) -> EvidenceView:
     """``hrefs[i]`` is (page URL, fragment URL) that selects block i."""

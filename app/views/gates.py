@@ -130,6 +130,8 @@ class VerdictView:
     recorded: str  # what the learner predicted, in words
     sentence: str  # what the witness says, with the numbers
     judgement: str  # whether the prediction held, gate by gate
+    held_speed: bool | None  # None: no expectation named, or nothing changed yet
+    held_correctness: bool | None
 
 
 def verdict_view(
@@ -160,7 +162,10 @@ def verdict_view(
             f"{describe_change(pred.base, s)} made it {word}: "
             f"{fmt.speedup(b)} → {fmt.speedup(n)}. {kept_text}"
         )
-    return VerdictView(recorded, sentence, _judgement(pred, faster, kept))
+    held_speed, held_correct = _held(pred, faster, kept)
+    return VerdictView(
+        recorded, sentence, _judgement(pred, held_speed, held_correct), held_speed, held_correct
+    )
 
 
 SAME_SPEED = 0.005  # below the 2-decimal display: "no faster", never "slower: 1.90× → 1.90×"
@@ -186,16 +191,20 @@ def _expectations(pred: Prediction) -> str:
     return f", expecting {' and '.join(parts)}" if parts else ""
 
 
-def _judgement(pred: Prediction, faster: bool | None, kept: bool) -> str:
+def _held(pred: Prediction, faster: bool | None, kept: bool) -> tuple[bool | None, bool | None]:
+    if pred.intervention is Intervention.SKIP:
+        return None, None
+    speed = None if pred.expect_faster is None or faster is None else pred.expect_faster == faster
+    correct = None if pred.expect_kept is None else pred.expect_kept == kept
+    return speed, correct
+
+
+def _judgement(pred: Prediction, speed: bool | None, correct: bool | None) -> str:
     if pred.intervention is Intervention.SKIP:
         return "No prediction to judge; the gates above stand on their own."
-    checks = []
-    if pred.expect_faster is not None and faster is not None:
-        checks.append(("speed", pred.expect_faster == faster))
-    if pred.expect_kept is not None:
-        checks.append(("correctness", pred.expect_kept == kept))
+    checks = [(g, ok) for g, ok in (("speed", speed), ("correctness", correct)) if ok is not None]
     if not checks:
-        return "You named no expectation, so there is nothing to score."
+        return "You named no expectation that the evidence can judge yet."
     held = [g for g, ok in checks if ok]
     missed = [g for g, ok in checks if not ok]
     if not missed:

@@ -18,8 +18,8 @@ from app.views.controls import ControlsView, controls_view
 from app.views.evidence import EvidenceView, default_block, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
 from witness import RequestTrace, Settings, serve_request
-from witness.evaluation import ModeCheck, check_mode
-from witness.request import mode_of
+from witness.evaluation import FirstTokenCheck, first_token_check
+from witness.request import Mode, mode_of
 from witness.settings import SEED_MAX
 
 # The live evidence samples a quick slice of the current mode; the full three-mode slice
@@ -34,7 +34,7 @@ def cached_trace(settings: Settings) -> RequestTrace:
 
 
 @lru_cache(maxsize=256)
-def quick_check(settings: Settings) -> ModeCheck:
+def quick_check(settings: Settings) -> FirstTokenCheck:
     # Only what the slice depends on is kept, so a change of cost or TPOT is a cache hit.
     key = Settings(
         match=settings.match,
@@ -47,8 +47,8 @@ def quick_check(settings: Settings) -> ModeCheck:
 
 
 @lru_cache(maxsize=256)
-def _quick(key: Settings, mode: str) -> ModeCheck:
-    return check_mode(key, mode, QUICK_SLICE_BLOCKS)  # type: ignore[arg-type]
+def _quick(key: Settings, mode: Mode) -> FirstTokenCheck:
+    return first_token_check(key, mode, QUICK_SLICE_BLOCKS)
 
 
 @dataclass(frozen=True)
