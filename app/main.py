@@ -7,7 +7,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app import api, pages
+from app import api, pages, route_pages
 from app.config import AppSettings, get_settings
 from app.rendering import make_renderer
 from app.security import SecurityHeaders
@@ -33,6 +33,7 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     app.state.render = make_renderer(app.state.templates, settings)
     app.include_router(pages.router)
     app.include_router(api.router)
+    app.include_router(route_pages.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/healthz", tags=["ops"], summary="Liveness: the process answers")

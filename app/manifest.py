@@ -61,8 +61,8 @@ def manifest(app: AppSettings) -> dict[str, Any]:
         "links": {
             "station": "/station",
             "checkpoint": "/api/checkpoint",
-            "schema": "/static/route-memory.schema.json",
-            "contract": "/static/route-memory.md",
+            "schema": "/route-memory.schema.json",
+            "contract": "/route-memory.md",
             "openapi": "/openapi.json",
             "serving": app.serving_url or "/serving",
             "cockpit": app.cockpit_url or "/route",

@@ -63,7 +63,8 @@ class StationState:
     settings: Settings
     prediction: Prediction | None
     block: int | None
-    source: str  # where the workload came from: "link" or "defaults"
+    origin: str = ""  # who linked the learner in: "serving", "cockpit" or "" (nobody said)
+    memory: tuple[str, ...] = ()  # workload fields filled in from the saved Serving checkpoint
     problems: tuple[FieldProblem, ...] = ()
 
     def query(self, **overrides: Any) -> dict[str, str]:
@@ -76,7 +77,9 @@ class StationState:
 
 
 PREDICTION_FIELDS = ("pred", "expect_faster", "expect_kept", "base")
-VIEW_FIELDS = (*PREDICTION_FIELDS, "block", "from")
+VIEW_FIELDS = (*PREDICTION_FIELDS, "block", "from", "memory")
+ORIGINS = ("serving", "cockpit")
+WORKLOAD_FIELDS = ("prompt", "ttft_ms", "tpot_ms", "tokens")
 
 
 def parse_state(params: Iterable[tuple[str, str]]) -> StationState:
@@ -92,8 +95,22 @@ def parse_state(params: Iterable[tuple[str, str]]) -> StationState:
     problems += [
         FieldProblem(k, f"{k} is not a setting of this station; it was ignored") for k in unknown
     ]
-    source = "link" if raw.get("from") == "serving" else "defaults"
-    return StationState(settings, prediction, block, source, tuple(problems))
+    origin = raw.get("from", "")
+    if origin and origin not in ORIGINS:
+        problems.append(FieldProblem("from", f"from must be serving or cockpit (got {origin!r})"))
+        origin = ""
+    memory = _memory_fields(raw.get("memory", ""), problems)
+    return StationState(settings, prediction, block, origin, memory, tuple(problems))
+
+
+def _memory_fields(text: str, problems: list[FieldProblem]) -> tuple[str, ...]:
+    names = tuple(n for n in text.split(",") if n)
+    if all(n in WORKLOAD_FIELDS for n in names):
+        return tuple(n for n in WORKLOAD_FIELDS if n in names)
+    problems.append(
+        FieldProblem("memory", f"memory must list workload fields ({', '.join(WORKLOAD_FIELDS)})")
+    )
+    return ()
 
 
 def _settings(raw: Mapping[str, str], problems: list[FieldProblem]) -> Settings:
@@ -182,12 +199,17 @@ def decode_base(text: str, current: Settings, problems: list[FieldProblem]) -> S
 def state_query(state: StationState) -> dict[str, str]:
     out: dict[str, str] = {}
     defaults = Settings()
+    # A carried-in workload is spelled out even where it equals a default, so a reload can
+    # never mistake "the link said 30 ms" for "nobody said" and fill it from memory instead.
+    carried = WORKLOAD_FIELDS if (state.origin or state.memory) else ()
     for name in Settings.model_fields:
         value = getattr(state.settings, name)
-        if value != getattr(defaults, name):
+        if value != getattr(defaults, name) or name in carried:
             out[name] = _text(value)
-    if state.source == "link":
-        out["from"] = "serving"
+    if state.origin:
+        out["from"] = state.origin
+    if state.memory:
+        out["memory"] = ",".join(state.memory)
     if state.prediction is not None:
         pred = state.prediction
         out["pred"] = pred.intervention.value

@@ -2,7 +2,7 @@
 
 1. One slider change, witness only. The evidence fragment calls `station_view`, which runs
    `serve_request` (via the lru-cached `cached_trace`), the quick slice
-   `check_mode(key, mode, 10_000)` (via `quick_check`) and builds every view model. Each
+   `first_token_check(key, mode, 10_000)` (via `quick_check`) and builds every view model. Each
    iteration clears those three lru caches first and moves one slider (match or k, around
    the default `Settings()`), so no result cache answers: this is the UNCACHED cost a learner
    pays. The tiny models' row caches stay warm, as they are in a running server. The parts are
@@ -34,7 +34,7 @@ from app.config import AppSettings  # noqa: E402
 from app.state import parse_state  # noqa: E402
 from app.views import station as sv  # noqa: E402
 from witness import Settings, serve_request  # noqa: E402
-from witness.evaluation import check_mode, first_position  # noqa: E402
+from witness.evaluation import first_position, first_token_check  # noqa: E402
 from witness.request import mode_of  # noqa: E402
 from witness.simulate import Simulation, simulate_blocks, simulate_blocks_loop  # noqa: E402
 
@@ -91,7 +91,7 @@ def bench_slider() -> bool:
 
     def check(s: Settings) -> object:  # what `quick_check` runs, on its reduced key
         key = Settings(match=s.match, k=s.k, seed=s.seed, greedy=s.greedy, prompt=s.prompt)
-        return check_mode(key, mode_of(s.verify, s.repair), QUICK_BLOCKS)
+        return first_token_check(key, mode_of(s.verify, s.repair), QUICK_BLOCKS)
 
     def one_change(i: int) -> list[float]:
         """The parts, then the page's call uncached, then the same call again (cached)."""
@@ -107,7 +107,7 @@ def bench_slider() -> bool:
     cols = list(zip(*(one_change(i) for i in range(ITERATIONS)), strict=True))
     names = [
         "serve_request(settings)",
-        f"check_mode(key, mode, {QUICK_BLOCKS:_})",
+        f"first_token_check(key, mode, {QUICK_BLOCKS:_})",
         "station_view, caches cleared (TOTAL)",
         "station_view again, cached (reference)",
     ]

@@ -14,6 +14,7 @@ from app.state import (
     Intervention,
     StationState,
 )
+from app.views.carry import CarryRow, carry_rows
 from app.views.controls import ControlsView, controls_view
 from app.views.evidence import EvidenceView, default_block, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
@@ -87,6 +88,7 @@ class StationView:
     # State each form does not edit itself, carried as hidden fields so nothing is lost.
     carry_instrument: dict[str, str]
     carry_prediction: dict[str, str]
+    carry: tuple[CarryRow, ...]
 
 
 def station_view(state: StationState, app: AppSettings) -> StationView:
@@ -113,8 +115,8 @@ def station_view(state: StationState, app: AppSettings) -> StationView:
         settings=s,
         links=Links(
             page=state.url(),
-            serving=app.serving_url,
-            cockpit=app.cockpit_url,
+            serving=app.serving_url or "/serving",
+            cockpit=app.cockpit_url or "/route",
             next_station=app.next_station_url,
             predict="/station/predict",
             clear_prediction=state.url(prediction=None),
@@ -132,11 +134,12 @@ def station_view(state: StationState, app: AppSettings) -> StationView:
         trace=trace,
         carry_instrument=_without(state.query(), (*Settings.model_fields, "block")),
         carry_prediction=_without(state.query(), (*PREDICTION_FIELDS, "block")),
+        carry=carry_rows(state),
     )
 
 
 def _api_url(path: str, s: Settings) -> str:
-    query = StationState(s, None, None, "defaults").query()
+    query = StationState(s, None, None).query()
     return f"{path}?{urlencode(query)}" if query else path
 
 

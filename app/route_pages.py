@@ -1,0 +1,77 @@
+"""The route around the station: manifest, checkpoint, contract files, and the stand-ins.
+
+With no Serving or cockpit URL configured the station still has no dead links: "Back to
+Serving" opens a small stand-in where a workload is entered and saved as the Serving
+checkpoint, and "Open route cockpit" opens the station's own view of the ten stations and
+what route memory holds for each (read in the browser; the server stores nothing).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+
+from app.checkpoint import checkpoint_entry
+from app.manifest import STATIONS, manifest
+from app.state import parse_state
+from witness import Settings
+from witness.settings import field_bounds
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+router = APIRouter()
+
+
+@router.get("/station.json", tags=["route"], summary="The station's manifest")
+def station_manifest(request: Request) -> dict[str, Any]:
+    return manifest(request.app.state.settings)
+
+
+@router.get("/route-memory.schema.json", tags=["route"], summary="Route memory JSON Schema")
+def memory_schema() -> FileResponse:
+    return FileResponse(DOCS / "route-memory.schema.json", media_type="application/schema+json")
+
+
+@router.get("/route-memory.md", tags=["route"], summary="Route memory contract (Markdown)")
+def memory_contract() -> FileResponse:
+    return FileResponse(DOCS / "route-memory.md", media_type="text/markdown; charset=utf-8")
+
+
+@router.get(
+    "/api/checkpoint",
+    tags=["route"],
+    summary="This station's route-memory entry for a station state (same query as the page)",
+)
+def api_checkpoint(request: Request) -> Response:
+    state = parse_state(request.query_params.multi_items())
+    if state.problems:
+        detail = [
+            {"loc": ["query", p.field], "msg": p.message, "type": "value_error"}
+            for p in state.problems
+        ]
+        return JSONResponse({"detail": detail}, status_code=422)
+    return JSONResponse(checkpoint_entry(state))
+
+
+@router.get("/serving", include_in_schema=False)
+def serving_stand_in(request: Request) -> Response:
+    fields = [
+        {"name": n, "label": Settings.model_fields[n].title, **field_bounds(n)}
+        for n in ("ttft_ms", "tpot_ms", "tokens", "prompt")
+    ]
+    templates = request.app.state.templates
+    response: Response = templates.TemplateResponse(
+        request, "serving.html", {"fields": fields, "defaults": Settings()}
+    )
+    return response
+
+
+@router.get("/route", include_in_schema=False)
+def route_view(request: Request) -> Response:
+    templates = request.app.state.templates
+    response: Response = templates.TemplateResponse(
+        request, "route.html", {"stations": list(enumerate(STATIONS, start=1))}
+    )
+    return response
