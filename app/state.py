@@ -66,6 +66,7 @@ class StationState:
     origin: str = ""  # who linked the learner in: "serving", "cockpit" or "" (nobody said)
     memory: tuple[str, ...] = ()  # workload fields filled in from the saved Serving checkpoint
     problems: tuple[FieldProblem, ...] = ()
+    given: frozenset[str] = frozenset()  # the settings this query spelled out (carry-in sources)
 
     def query(self, **overrides: Any) -> dict[str, str]:
         """The canonical query: only what differs from the defaults, in a stable order."""
@@ -100,7 +101,8 @@ def parse_state(params: Iterable[tuple[str, str]]) -> StationState:
         problems.append(FieldProblem("from", f"from must be serving or cockpit (got {origin!r})"))
         origin = ""
     memory = _memory_fields(raw.get("memory", ""), problems)
-    return StationState(settings, prediction, block, origin, memory, tuple(problems))
+    given = frozenset(k for k in raw if k in Settings.model_fields)
+    return StationState(settings, prediction, block, origin, memory, tuple(problems), given)
 
 
 def _memory_fields(text: str, problems: list[FieldProblem]) -> tuple[str, ...]:
@@ -108,7 +110,9 @@ def _memory_fields(text: str, problems: list[FieldProblem]) -> tuple[str, ...]:
     if all(n in WORKLOAD_FIELDS for n in names):
         return tuple(n for n in WORKLOAD_FIELDS if n in names)
     problems.append(
-        FieldProblem("memory", f"memory must list workload fields ({', '.join(WORKLOAD_FIELDS)})")
+        FieldProblem(
+            "memory", f"memory must be a list of workload fields ({', '.join(WORKLOAD_FIELDS)})"
+        )
     )
     return ()
 

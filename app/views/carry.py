@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.state import WORKLOAD_FIELDS, StationState, number_text
-from witness import Settings
 
 LABELS = {"prompt": "Prompt", "ttft_ms": "TTFT", "tpot_ms": "TPOT", "tokens": "Tokens to generate"}
 UNITS = {"ttft_ms": " ms", "tpot_ms": " ms"}
@@ -25,20 +24,18 @@ class CarryRow:
 
 
 def carry_rows(state: StationState) -> tuple[CarryRow, ...]:
-    given = state.query()
-    defaults = Settings()
     rows = []
     for name in WORKLOAD_FIELDS:
         value = getattr(state.settings, name)
         text = value if isinstance(value, str) else number_text(value) + UNITS.get(name, "")
-        rows.append(CarryRow(name, LABELS[name], text, _source(state, name, given, defaults)))
+        rows.append(CarryRow(name, LABELS[name], text, _source(state, name)))
     return tuple(rows)
 
 
-def _source(state: StationState, name: str, given: dict[str, str], defaults: Settings) -> str:
+def _source(state: StationState, name: str) -> str:
     if name in state.memory:
         return "saved Serving checkpoint"
-    if name in given:
+    if name in state.given:
         who = {"serving": "link from Serving", "cockpit": "link from the route cockpit"}
         return who.get(state.origin, "link (this page's address)")
     if state.origin:
