@@ -42,16 +42,16 @@ def station(request: Request) -> Response:
 
 @router.get("/station/evidence")
 def evidence(request: Request) -> Response:
-    response = _render(request, "fragments_evidence.html", _next_request(request))
+    response = _render(request, "fragments_evidence.html", _swap_seed(request))
     response.headers["HX-Replace-Url"] = response.context["view"].links.page
     response.headers["Vary"] = "HX-Request, HX-Trigger"
     return response
 
 
-def _next_request(request: Request) -> bool:
-    # "Next request" also moves the seed field, which the slider fragments must not touch:
-    # replacing a focused field under a learner's fingers would lose their place.
-    return request.headers.get("hx-trigger") == "next-request"
+def _swap_seed(request: Request) -> bool:
+    # The seed field (and its "Next request" link) is refreshed with every fragment, except
+    # when the learner is typing in it: replacing a focused field would lose their place.
+    return request.headers.get("hx-trigger") != "in-seed"
 
 
 @router.get("/station/predict")

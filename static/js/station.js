@@ -17,5 +17,28 @@ document.addEventListener("input", (event) => {
   if (target instanceof HTMLInputElement && target.type === "range") showSliderValue(target);
 });
 
+// A prediction is recorded against the instrument as it stands now, not as the page was
+// first drawn: copy the instrument's current values into the prediction forms on submit.
+function syncFromInstrument(form) {
+  const instrument = document.querySelector("[data-testid=instrument]");
+  if (!instrument) return;
+  for (const [name, value] of new FormData(instrument)) {
+    if (["pred", "expect_faster", "expect_kept"].includes(name)) continue;
+    let field = form.querySelector(`input[type=hidden][name="${CSS.escape(name)}"]`);
+    if (!field) {
+      field = document.createElement("input");
+      field.type = "hidden";
+      field.name = name;
+      form.append(field);
+    }
+    field.value = String(value);
+  }
+}
+
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (form instanceof HTMLFormElement && form.action.endsWith("/station/predict")) syncFromInstrument(form);
+});
+
 document.documentElement.classList.add("js");
 startStationMemory();

@@ -118,7 +118,18 @@ def test_fragments_carry_the_full_page_url_and_it_renders_a_page(client: TestCli
     assert "match=0.75" in page_url
     assert "<html" not in r.text
     assert 'id="panel-evidence"' in r.text
-    assert r.text.count('hx-swap-oob="outerHTML"') == 2  # the invariant and the live region
+    oob = set(re.findall(r'id="([\w-]+)"[^>]*hx-swap-oob="outerHTML"', r.text))
+    # Everything else on the page that shows the state comes along, out of band.
+    assert oob == {
+        "step-06",
+        "live",
+        "selected-object",
+        "step-01",
+        "step-07",
+        "carry-workload",
+        "prediction-change",
+        "seed-field",
+    }
     page = client.get(page_url)
     assert page.status_code == 200
     assert "<html" in page.text
@@ -239,6 +250,8 @@ def test_next_request_moves_the_seed_and_keeps_the_rest(client: TestClient) -> N
     assert query["k"] == "8"
     frag = client.get(link.attrs["hx-get"], headers={"HX-Trigger": "next-request"})
     assert 'id="seed-field" hx-swap-oob="outerHTML"' in frag.text
+    typing = client.get(link.attrs["hx-get"], headers={"HX-Trigger": "in-seed"})
+    assert 'id="seed-field"' not in typing.text  # never replace the field being typed in
     assert frag.context["view"].settings.seed == 42  # type: ignore[attr-defined]
 
 
