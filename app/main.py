@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from app import api, pages, route_pages
@@ -35,6 +36,11 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(route_pages.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        # Browsers ask for /favicon.ico on pages without a <link rel=icon> (the JSON ones).
+        return FileResponse(ROOT / "static" / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/healthz", tags=["ops"], summary="Liveness: the process answers")
     def healthz() -> dict[str, str]:

@@ -29,12 +29,13 @@ def station_manifest(request: Request) -> dict[str, Any]:
     return manifest(request.app.state.settings)
 
 
-@router.get("/route-memory.schema.json", tags=["route"], summary="Route memory JSON Schema")
+# The contract files are documents, not API operations: kept out of the OpenAPI description.
+@router.get("/route-memory.schema.json", include_in_schema=False)
 def memory_schema() -> FileResponse:
     return FileResponse(DOCS / "route-memory.schema.json", media_type="application/schema+json")
 
 
-@router.get("/route-memory.md", tags=["route"], summary="Route memory contract (Markdown)")
+@router.get("/route-memory.md", include_in_schema=False)
 def memory_contract() -> FileResponse:
     return FileResponse(DOCS / "route-memory.md", media_type="text/markdown; charset=utf-8")
 

@@ -57,11 +57,18 @@ def control(name: str, s: Settings, problems: tuple[FieldProblem, ...]) -> Contr
         help=info.description or "",
         value=text,
         value_text=shown,
-        min=_bound(bounds.get("min")),
+        min=_bound(_lowest(bounds)),
         max=_bound(bounds.get("max", bounds.get("max_length"))),
         step=_bound(bounds.get("step")),
         error="; ".join(p.message for p in problems if p.field == name),
     )
+
+
+def _lowest(bounds: dict[str, object]) -> object:
+    """The lowest value a control may offer: for a strict bound (TPOT > 0), one step above."""
+    if "gt" in bounds and "step" in bounds:
+        return round(float(bounds["gt"]) + float(bounds["step"]), 12)  # type: ignore[arg-type]
+    return bounds.get("min")
 
 
 def _bound(x: object) -> str:

@@ -213,6 +213,11 @@ export function startStationMemory() {
     return;
   }
   if (carryInWorkload(results.serving)) return;
+  // This station's own entry is checked on arrival too, so damage is reported (and the blob
+  // kept aside) before the learner saves over it.
+  const own = read(store, "speculative-decoding");
+  if (["damaged", "newer", "migrated"].includes(own.status)) notice(own.message);
+  else if (own.status === "ok") say("memory-status", `Your last checkpoint here was saved ${new Date(own.entry.savedAt).toLocaleString()}.`);
   save.disabled = false;
   $("open-study").disabled = false;
   save.addEventListener("click", () => saveCheckpoint(store));

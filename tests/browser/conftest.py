@@ -1,0 +1,154 @@
+"""Real-browser tests: Playwright driving Debian's chromium against one live server.
+
+Everything here is shared by the modules of tests/browser:
+
+- every test collected under this directory gets the ``browser`` marker;
+- chromium is /usr/bin/chromium (``playwright install`` is neither possible nor needed);
+- one uvicorn process serves ``app.main:create_app`` for the whole session, and
+  ``base_url`` points at it, so ``page.goto("/station")`` works;
+- every browser context is watched: console errors, uncaught page errors, dialogs,
+  requests off the server's own origin and 5xx answers fail the test at teardown;
+- plain helpers (axe, screenshots, the recorded-prediction URL) are in helpers.py.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import BrowserContext
+
+from tests.browser.helpers import ROOT, BrowserMonitor, origin_of
+
+HERE = Path(__file__).resolve().parent
+CHROMIUM = "/usr/bin/chromium"
+
+# The server is handed a socket that is already listening, so a request made before uvicorn
+# has started simply waits in the kernel's accept queue: no polling, no sleeps.
+_SERVE = """
+import socket, sys, uvicorn
+sock = socket.socket(fileno=int(sys.argv[1]))
+config = uvicorn.Config("app.main:create_app", factory=True, log_level="warning")
+uvicorn.Server(config).run(sockets=[sock])
+"""
+
+
+# --------------------------------------------------------------------------- markers
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if HERE in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.browser)
+
+
+# --------------------------------------------------------------------------- live server
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The station served by uvicorn in its own process, for the whole session."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    host, port = sock.getsockname()
+    url = f"http://{host}:{port}"
+    # The station's links to other stations come from STATION08_* settings; the tests run
+    # on the defaults so that nothing on the page points off this origin.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STATION08_")}
+    log = tmp_path_factory.mktemp("live-server") / "uvicorn.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _SERVE, str(sock.fileno())],
+            cwd=ROOT,
+            env=env,
+            pass_fds=[sock.fileno()],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    sock.close()  # the child holds its own copy
+    try:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=60) as r:
+                assert r.status == 200, f"/healthz answered {r.status}"
+        except OSError as exc:
+            proc.kill()
+            proc.wait(timeout=10)
+            raise RuntimeError(f"the live server did not start:\n{log.read_text()}") from exc
+        yield url
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def base_url(live_server: str) -> str:
+    return live_server
+
+
+# --------------------------------------------------------------------------- browser
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **browser_type_launch_args,
+        "executable_path": CHROMIUM,
+        "args": [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
+    return {**browser_context_args, "viewport": {"width": 1280, "height": 800}}
+
+
+# --------------------------------------------------------------------------- monitor
+
+
+@pytest.fixture(autouse=True)
+def monitor(live_server: str) -> Iterator[BrowserMonitor]:
+    """Autouse: every browser test ends with no console error, page error, dialog, request
+    to another origin, or 5xx. A test may extend ``monitor.allow_console_error``."""
+    watcher = BrowserMonitor(origin=origin_of(live_server))
+    yield watcher
+    # new_context (below) depends on this fixture, so every context is closed by now and
+    # every event has been recorded.
+    problems = watcher.problems()
+    assert not problems, "the browser saw:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+def new_context(
+    new_context: Callable[..., BrowserContext], monitor: BrowserMonitor
+) -> Callable[..., BrowserContext]:
+    """pytest-playwright's context factory, with the monitor on every context it makes
+    (the ``context`` and ``page`` fixtures are built on it too)."""
+
+    def make(**kwargs: Any) -> BrowserContext:
+        context = new_context(**kwargs)
+        monitor.watch(context)
+        return context
+
+    return make
