@@ -19,11 +19,11 @@ class AppSettings(BaseSettings):
     port: int = Field(8008, ge=1, le=65535, description="Port `make serve` listens on.")
     serving_url: str = Field(
         "",
-        description="Station 07 (Serving). Empty: 'Back to Serving' says it is not configured.",
+        description="Station 07 (Serving). Empty: 'Back to Serving' opens the built-in stand-in.",
     )
     cockpit_url: str = Field(
         "",
-        description="The route cockpit. Empty: 'Open route cockpit' says it is not configured.",
+        description="The route cockpit. Empty: 'Open route cockpit' opens the built-in route view.",
     )
     next_station_url: str = Field(
         "",

@@ -62,6 +62,7 @@ def manifest(app: AppSettings) -> dict[str, Any]:
             "station": "/station",
             "checkpoint": "/api/checkpoint",
             "schema": "/route-memory.schema.json",
+            "manifestSchema": "/station-manifest.schema.json",
             "contract": "/route-memory.md",
             "openapi": "/openapi.json",
             "serving": app.serving_url or "/serving",

@@ -35,6 +35,11 @@ def memory_schema() -> FileResponse:
     return FileResponse(DOCS / "route-memory.schema.json", media_type="application/schema+json")
 
 
+@router.get("/station-manifest.schema.json", include_in_schema=False)
+def manifest_schema() -> FileResponse:
+    return FileResponse(DOCS / "station-manifest.schema.json", media_type="application/schema+json")
+
+
 @router.get("/route-memory.md", include_in_schema=False)
 def memory_contract() -> FileResponse:
     return FileResponse(DOCS / "route-memory.md", media_type="text/markdown; charset=utf-8")

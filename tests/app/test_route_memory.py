@@ -93,6 +93,9 @@ def test_the_schema_ranges_are_the_settings_ranges() -> None:
 
 def test_the_manifest_lists_reads_writes_parameters_and_links_that_resolve(client: TestClient) -> None:
     m = client.get("/station.json").json()
+    shape = json.loads((DOCS / "station-manifest.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(shape).validate(m)
+    assert client.get(m["links"]["manifestSchema"]).json() == shape
     assert (m["id"], m["number"], m["route"]["position"], m["route"]["of"]) == (
         "speculative-decoding",
         8,
