@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
+from app.options import OPTION_FIELDS, ViewOptions, parse_options
 from witness import Settings
 from witness.settings import expected_text
 
@@ -67,6 +68,7 @@ class StationState:
     memory: tuple[str, ...] = ()  # workload fields filled in from the saved Serving checkpoint
     problems: tuple[FieldProblem, ...] = ()
     given: frozenset[str] = frozenset()  # the settings this query spelled out (carry-in sources)
+    options: ViewOptions = ViewOptions()
 
     def query(self, **overrides: Any) -> dict[str, str]:
         """The canonical query: only what differs from the defaults, in a stable order."""
@@ -78,7 +80,7 @@ class StationState:
 
 
 PREDICTION_FIELDS = ("pred", "expect_faster", "expect_kept", "base")
-VIEW_FIELDS = (*PREDICTION_FIELDS, "block", "from", "memory")
+VIEW_FIELDS = (*PREDICTION_FIELDS, "block", "from", "memory", *OPTION_FIELDS)
 ORIGINS = ("serving", "cockpit")
 WORKLOAD_FIELDS = ("prompt", "ttft_ms", "tpot_ms", "tokens")
 
@@ -102,7 +104,12 @@ def parse_state(params: Iterable[tuple[str, str]]) -> StationState:
         origin = ""
     memory = _memory_fields(raw.get("memory", ""), problems)
     given = frozenset(k for k in raw if k in Settings.model_fields)
-    return StationState(settings, prediction, block, origin, memory, tuple(problems), given)
+    found: list[tuple[str, str]] = []
+    options = parse_options(raw, found)
+    problems += [FieldProblem(f, m) for f, m in found]
+    return StationState(
+        settings, prediction, block, origin, memory, tuple(problems), given, options
+    )
 
 
 def _memory_fields(text: str, problems: list[FieldProblem]) -> tuple[str, ...]:
@@ -226,6 +233,7 @@ def state_query(state: StationState) -> dict[str, str]:
         out["base"] = encode_base(pred.base)
     if state.block is not None:
         out["block"] = str(state.block)
+    out.update(state.options.query())
     return out
 
 

@@ -1,0 +1,93 @@
+"""Classroom presets: one click or one URL each, with a hint and a question to try.
+
+Each preset is a full instrument state, so its link reproduces exactly what the class sees;
+`tests/app/test_presets.py` checks that each one's evidence matches its hint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from witness import Settings
+
+
+@dataclass(frozen=True)
+class Preset:
+    id: str
+    title: str
+    hint: str
+    question: str
+    values: dict[str, Any]
+
+    @property
+    def settings(self) -> Settings:
+        return Settings(**self.values)
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset(
+        "well-matched",
+        "Well-matched draft",
+        "The draft agrees with the target most of the time: long accepted prefixes, several "
+        "tokens per target pass.",
+        "How many tokens does one target pass emit here, and what would lengthening k buy?",
+        {"match": 0.9, "k": 5, "draft_cost": 0.05},
+    ),
+    Preset(
+        "mismatched",
+        "Mismatched draft",
+        "The draft disagrees early and often: the residual repairs most blocks and the savings "
+        "shrink, yet the output keeps p.",
+        "Is the output still the target's distribution? Is it still faster than plain decoding?",
+        {"match": 0.0, "k": 4, "draft_cost": 0.05},
+    ),
+    Preset(
+        "draft-too-slow",
+        "Draft too slow (c near α)",
+        "The draft costs almost as much as the agreement saves: with α close to c, speculation "
+        "stops paying.",
+        "Which k, if any, makes this faster than plain decoding? Check the sweep.",
+        {"match": 0.0, "k": 4, "draft_cost": 0.45},
+    ),
+    Preset(
+        "k-past-optimum",
+        "k past its optimum",
+        "Every extra draft is paid for, but most are thrown away after the first rejection: "
+        "this request is slower than at the optimum k.",
+        "Where is the optimum on the sweep, and why does the curve fall after it?",
+        {"match": 0.6, "k": 16, "draft_cost": 0.1},
+    ),
+    Preset(
+        "unsafe-shortcut",
+        "The unsafe shortcut (repair off)",
+        "On a rejection the target resamples p instead of the residual: just as fast, but the "
+        "output over-weights what the draft likes.",
+        "Which gate fails, and by how much? Does the sampled check catch it?",
+        {"match": 0.3, "k": 4, "draft_cost": 0.1, "repair": False},
+    ),
+    Preset(
+        "verify-off",
+        "Verify off",
+        "No target pass at all: the fastest path there is, and plain draft-model sampling.",
+        "What is the output distribution now, and what did the speedup cost?",
+        {"match": 0.3, "k": 4, "draft_cost": 0.1, "verify": False},
+    ),
+    Preset(
+        "greedy",
+        "Greedy decoding",
+        "Temperature 0: a draft is accepted exactly when it is the target's argmax, so the "
+        "output is identical token for token to plain greedy decoding.",
+        "Identical token for token, or identical in distribution: which does sampling promise?",
+        {"match": 0.6, "k": 4, "draft_cost": 0.1, "greedy": True},
+    ),
+    Preset(
+        "p-equals-q",
+        "p = q",
+        "The draft is the target: nothing is ever rejected, the residual is never needed, and "
+        "every block emits k + 1 tokens.",
+        "What limits the speedup when every draft is accepted?",
+        {"match": 1.0, "k": 8, "draft_cost": 0.05},
+    ),
+)
+BY_ID = {p.id: p for p in PRESETS}
