@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from app import api, pages, route_pages
+from app import api, pages, route_pages, step_pages, study_pages
 from app.config import AppSettings, get_settings
 from app.rendering import make_renderer
 from app.security import SecurityHeaders
@@ -35,6 +35,8 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(route_pages.router)
+    app.include_router(step_pages.router)
+    app.include_router(study_pages.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/favicon.ico", include_in_schema=False)

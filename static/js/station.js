@@ -3,6 +3,7 @@
 // in flight, and starts route memory (./station-memory.js).
 
 import { startStationMemory } from "./station-memory.js";
+import { startStepThrough } from "./stepthrough.js";
 
 function showSliderValue(input) {
   const out = document.getElementById(`out-${input.name}`);
@@ -42,3 +43,4 @@ document.addEventListener("submit", (event) => {
 
 document.documentElement.classList.add("js");
 startStationMemory();
+startStepThrough();
