@@ -15,6 +15,7 @@ from app.state import (
     StationState,
 )
 from app.views.carry import CarryRow, carry_rows
+from app.views.classroom import ClassroomView, classroom_view
 from app.views.controls import ControlsView, controls_view
 from app.views.evidence import EvidenceView, default_block, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
@@ -63,6 +64,7 @@ class Links:
     next_request: str
     next_request_fragment: str
     evaluation: str
+    worksheet: str
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ class StationView:
     carry_instrument: dict[str, str]
     carry_prediction: dict[str, str]
     carry: tuple[CarryRow, ...]
+    classroom: ClassroomView
 
 
 def station_view(state: StationState, app: AppSettings) -> StationView:
@@ -123,6 +126,7 @@ def station_view(state: StationState, app: AppSettings) -> StationView:
             next_request=next_state.url(),
             next_request_fragment=next_state.url("/station/evidence"),
             evaluation=_api_url("/api/evaluation", s),
+            worksheet=state.url("/station/worksheet"),
         ),
         controls=controls_view(s, state.problems),
         prediction=_prediction_view(state),
@@ -135,6 +139,7 @@ def station_view(state: StationState, app: AppSettings) -> StationView:
         carry_instrument=_without(state.query(), (*Settings.model_fields, "block")),
         carry_prediction=_without(state.query(), (*PREDICTION_FIELDS, "block")),
         carry=carry_rows(state),
+        classroom=classroom_view(state),
     )
 
 

@@ -41,6 +41,33 @@ document.addEventListener("submit", (event) => {
   if (form instanceof HTMLFormElement && form.action.endsWith("/station/predict")) syncFromInstrument(form);
 });
 
+// "Copy link": the address bar already holds the whole state (htmx keeps it current).
+async function copyLink() {
+  const status = document.getElementById("copy-status");
+  const field = document.getElementById("share-url");
+  const url = window.location.href;
+  if (field) field.value = url;
+  try {
+    await navigator.clipboard.writeText(url);
+    if (status) status.textContent = "Link copied.";
+  } catch {
+    if (field) field.select();
+    if (status) status.textContent = "Copying was not allowed here: the link is selected, copy it with Ctrl+C.";
+  }
+}
+
+document.addEventListener("click", (event) => {
+  const button = event.target instanceof Element ? event.target.closest("#copy-link") : null;
+  if (button) copyLink();
+});
+
+// Scripts run: show the controls that need them.
+function revealScripted() {
+  for (const el of document.querySelectorAll(".needs-js[hidden]")) el.hidden = false;
+}
+document.addEventListener("htmx:afterSettle", revealScripted);
+revealScripted();
+
 document.documentElement.classList.add("js");
 startStationMemory();
 startStepThrough();
