@@ -1,8 +1,9 @@
 """The draft-length sweep: speedup against k, measured on served requests beside the formula.
 
 Each k re-serves the same request (same seed, so the same keyed uniforms); the expected
-curve uses the acceptance rate realised at the current k, so both curves speak of the same
-draft-target pair. The optimum is `optimal_k` of that alpha and cost.
+curve uses the acceptance rate realised over all those requests (every drafted position of
+every k), so both curves speak of the same draft-target pair and neither depends on which k
+the instrument shows now. The optimum is `optimal_k` of that alpha and cost.
 """
 
 from __future__ import annotations
@@ -37,23 +38,25 @@ class KSweep:
 
 def sweep_k(settings: Settings) -> KSweep:
     """Serve the request at every allowed k; the formula's curve and optimum beside it."""
-    alpha = serve_request(settings).totals.mean_alpha
     k_max = int(field_bounds("k")["max"])
-    points = []
-    for k in range(1, k_max + 1):
-        totals = serve_request(settings.model_copy(update={"k": k})).totals
-        points.append(
-            SweepPoint(
-                k=k,
-                speedup_measured=totals.speedup_measured,
-                speedup_expected=float(expected_speedup(alpha, k, settings.draft_cost)),
-                tokens_per_pass=totals.tokens_per_pass,
-            )
+    served = [
+        serve_request(settings.model_copy(update={"k": k})).totals for k in range(1, k_max + 1)
+    ]
+    positions = sum(t.draft_passes for t in served)
+    alpha = sum(t.mean_alpha * t.draft_passes for t in served) / positions
+    points = tuple(
+        SweepPoint(
+            k=k,
+            speedup_measured=t.speedup_measured,
+            speedup_expected=float(expected_speedup(alpha, k, settings.draft_cost)),
+            tokens_per_pass=t.tokens_per_pass,
         )
+        for k, t in enumerate(served, start=1)
+    )
     return KSweep(
         alpha=alpha,
         draft_cost=settings.draft_cost,
         optimal_k=optimal_k(alpha, settings.draft_cost, k_max),
         pays=speculation_pays(alpha, settings.draft_cost),
-        points=tuple(points),
+        points=points,
     )

@@ -125,8 +125,11 @@ def test_near_impossible_tokens_are_not_ignored() -> None:
 def test_sweep_optimum_is_the_formula_optimum() -> None:
     s = Settings()
     sweep = sweep_k(s)
-    alpha = serve_request(s).totals.mean_alpha
-    assert sweep.alpha == alpha
+    served = [serve_request(s.model_copy(update={"k": k})).totals for k in range(1, 17)]
+    alpha = sum(t.mean_alpha * t.draft_passes for t in served) / sum(t.draft_passes for t in served)
+    assert sweep.alpha == pytest.approx(alpha, rel=1e-12)
+    # The curve speaks of the pair, not of the k on the instrument now.
+    assert sweep_k(s.model_copy(update={"k": 11})).alpha == sweep.alpha
     assert sweep.optimal_k == optimal_k(alpha, s.draft_cost, 16)
     assert sweep.pays == (alpha > s.draft_cost) is True
     assert [pt.k for pt in sweep.points] == list(range(1, 17))
