@@ -48,6 +48,14 @@ def evidence(request: Request) -> Response:
     return response
 
 
+@router.get("/station/sweep")
+def sweep(request: Request) -> Response:
+    """The draft-length sweep on its own, fetched after the evidence has settled."""
+    response = _render(request, "partials/_sweep.html")
+    response.headers["HX-Replace-Url"] = response.context["view"].links.page
+    return response
+
+
 def _swap_seed(request: Request) -> bool:
     # The seed field (and its "Next request" link) is refreshed with every fragment, except
     # when the learner is typing in it: replacing a focused field would lose their place.

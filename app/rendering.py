@@ -22,6 +22,7 @@ from app.config import AppSettings
 from app.state import StationState
 from app.views.station import StationView, station_view
 
+LIVE_FRAGMENTS = frozenset({"fragments_evidence.html"})
 RENDER_CACHE = 512  # states; each is ~30 KB of HTML, so ~15 MB at most
 
 
@@ -60,7 +61,9 @@ Renderer = Callable[[str, StationState, bool], tuple[str, StationView]]
 def make_renderer(templates: Jinja2Templates, settings: AppSettings) -> Renderer:
     @lru_cache(maxsize=RENDER_CACHE)
     def render(template: str, state: StationState, include_seed: bool) -> tuple[str, StationView]:
-        view = station_view(state, settings)
+        # Fragments answer a slider move: the sweep (sixteen served requests) follows in a
+        # request of its own, so only whole pages and the sweep itself draw it.
+        view = station_view(state, settings, with_sweep=template not in LIVE_FRAGMENTS)
         body = templates.get_template(template).render(view=view, include_seed=include_seed)
         return body, view
 

@@ -19,6 +19,7 @@ from app.views.classroom import ClassroomView, classroom_view
 from app.views.controls import ControlsView, controls_view
 from app.views.evidence import EvidenceView, default_block, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
+from app.views.sweep_chart import SweepChart, sweep_chart
 from witness import RequestTrace, Settings, serve_request
 from witness.evaluation import FirstTokenCheck, first_token_check
 from witness.request import Mode, mode_of
@@ -65,6 +66,7 @@ class Links:
     next_request_fragment: str
     evaluation: str
     worksheet: str
+    sweep: str
 
 
 @dataclass(frozen=True)
@@ -92,9 +94,10 @@ class StationView:
     carry_prediction: dict[str, str]
     carry: tuple[CarryRow, ...]
     classroom: ClassroomView
+    sweep: SweepChart | None  # drawn on the full page once the evidence is open
 
 
-def station_view(state: StationState, app: AppSettings) -> StationView:
+def station_view(state: StationState, app: AppSettings, *, with_sweep: bool = True) -> StationView:
     s = state.settings
     trace = cached_trace(s)
     selected = state.block if state.block is not None and state.block < len(trace.blocks) else None
@@ -127,6 +130,7 @@ def station_view(state: StationState, app: AppSettings) -> StationView:
             next_request_fragment=next_state.url("/station/evidence"),
             evaluation=_api_url("/api/evaluation", s),
             worksheet=state.url("/station/worksheet"),
+            sweep=state.url("/station/sweep"),
         ),
         controls=controls_view(s, state.problems),
         prediction=_prediction_view(state),
@@ -140,6 +144,7 @@ def station_view(state: StationState, app: AppSettings) -> StationView:
         carry_prediction=_without(state.query(), (*PREDICTION_FIELDS, "block")),
         carry=carry_rows(state),
         classroom=classroom_view(state),
+        sweep=sweep_chart(s) if revealed and with_sweep else None,
     )
 
 
