@@ -56,6 +56,14 @@ def sweep(request: Request) -> Response:
     return response
 
 
+@router.get("/station/slice")
+def evaluation_slice(request: Request) -> Response:
+    """The evaluation slice on its own (the page URL it answers for has slice=1)."""
+    response = _render(request, "partials/_slice.html")
+    response.headers["HX-Replace-Url"] = response.context["view"].links.page
+    return response
+
+
 def _swap_seed(request: Request) -> bool:
     # The seed field (and its "Next request" link) is refreshed with every fragment, except
     # when the learner is typing in it: replacing a focused field would lose their place.

@@ -19,6 +19,7 @@ from app.views.classroom import ClassroomView, classroom_view
 from app.views.controls import ControlsView, controls_view
 from app.views.evidence import EvidenceView, default_block, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
+from app.views.slice import SliceView, slice_view
 from app.views.sweep_chart import SweepChart, sweep_chart
 from witness import RequestTrace, Settings, serve_request
 from witness.evaluation import FirstTokenCheck, first_token_check
@@ -67,6 +68,8 @@ class Links:
     evaluation: str
     worksheet: str
     sweep: str
+    slice_page: str
+    slice_fragment: str
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class StationView:
     carry: tuple[CarryRow, ...]
     classroom: ClassroomView
     sweep: SweepChart | None  # drawn on the full page once the evidence is open
+    slice: SliceView | None  # the evaluation slice, when asked for (?slice=1)
 
 
 def station_view(state: StationState, app: AppSettings, *, with_sweep: bool = True) -> StationView:
@@ -131,6 +135,8 @@ def station_view(state: StationState, app: AppSettings, *, with_sweep: bool = Tr
             evaluation=_api_url("/api/evaluation", s),
             worksheet=state.url("/station/worksheet"),
             sweep=state.url("/station/sweep"),
+            slice_page=state.url(options=replace(state.options, slice=True)),
+            slice_fragment=state.url("/station/slice", options=replace(state.options, slice=True)),
         ),
         controls=controls_view(s, state.problems),
         prediction=_prediction_view(state),
@@ -145,6 +151,7 @@ def station_view(state: StationState, app: AppSettings, *, with_sweep: bool = Tr
         carry=carry_rows(state),
         classroom=classroom_view(state),
         sweep=sweep_chart(s) if revealed and with_sweep else None,
+        slice=slice_view(s) if revealed and with_sweep and state.options.slice else None,
     )
 
 

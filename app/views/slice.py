@@ -1,0 +1,152 @@
+"""The Next panel's evaluation slice: "faster" and "correct" judged side by side, per mode.
+
+Each mode runs 100 000 seeded blocks at the request's first position (witness.evaluation):
+the emitted-token histogram against p, the chi-square p-value, the sampled and exact TV
+distance, next to the speedup the same blocks achieved. A shortcut can win on speed and
+fail on correctness in the same row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from app.views import fmt
+from witness import Settings
+from witness.evaluation import EvaluationSlice, ModeCheck, evaluate
+from witness.request import mode_of
+
+SLICE_BLOCKS = 100_000
+TITLES = {
+    "lossless": "Verify and repair (lossless)",
+    "no_repair": "Repair off (the unsafe shortcut)",
+    "no_verify": "Verify off (plain draft sampling)",
+}
+H_WIDTH, H_HEIGHT, H_TOP, H_BOTTOM = 320, 150, 10.0, 110.0
+
+
+@lru_cache(maxsize=64)
+def cached_slice(settings: Settings) -> EvaluationSlice:
+    key = settings.model_copy(
+        update={"verify": True, "repair": True, "tpot_ms": 30.0, "ttft_ms": 0.0}
+    )
+    return evaluate(key, blocks=SLICE_BLOCKS)
+
+
+@dataclass(frozen=True)
+class HistBar:
+    x: float
+    y: float
+    width: float
+    height: float
+    p_y: float  # where p's marker sits for the same token
+    word: str
+    label: str
+
+
+@dataclass(frozen=True)
+class ModeRow:
+    mode: str
+    title: str
+    current: bool
+    keeps: bool
+    verdict: str
+    p_value: str
+    tv_sampled: str
+    tv_exact: str
+    speedup: str
+    speedup_expected: str
+    bars: tuple[HistBar, ...]
+    chart_summary: str
+    width: int
+    height: int
+    baseline_y: float
+    label_y: float
+
+
+@dataclass(frozen=True)
+class SliceView:
+    blocks: str
+    alpha: str
+    rows: tuple[ModeRow, ...]
+    summary: str
+    greedy_note: str
+
+
+def slice_view(settings: Settings) -> SliceView:
+    ev = cached_slice(settings)
+    current = mode_of(settings.verify, settings.repair)
+    rows = tuple(_row(m, m.mode == current) for m in ev.modes)
+    by = {m.mode: m for m in ev.modes}
+    lossless, shortcut, unverified = by["lossless"], by["no_repair"], by["no_verify"]
+    summary = (
+        f"Lossless keeps p ({_verdict(lossless)}) at {fmt.speedup(lossless.speedup_measured)}; "
+        f"the unsafe shortcut runs at {fmt.speedup(shortcut.speedup_measured)} and "
+        f"{'fails' if not shortcut.keeps_target else 'passes'} the check "
+        f"(p-value {fmt.p_value(shortcut.chi_square.p_value)}); verify off runs at "
+        f"{fmt.speedup(unverified.speedup_measured)} and "
+        f"{'fails' if not unverified.keeps_target else 'passes'} "
+        f"(TV {fmt.distance(unverified.tv_exact)})."
+    )
+    if settings.greedy:
+        greedy_note = (
+            "Greedy decoding promises more than sampling can: the output is identical token for "
+            "token to plain greedy decoding, because a draft is kept only when it is the target's "
+            "argmax. With one-hot laws every mode that checks the draft emits the argmax."
+        )
+    else:
+        greedy_note = (
+            "Sampling promises identical in distribution, not token for token: the same seed "
+            "gives other tokens than plain sampling would, but over many requests every token "
+            "appears as often as p says. Greedy decoding (temperature 0) is the case that is "
+            "identical token for token."
+        )
+    return SliceView(f"{SLICE_BLOCKS:,}", f"{ev.alpha:.3f}", rows, summary, greedy_note)
+
+
+def _verdict(m: ModeCheck) -> str:
+    return f"p-value {fmt.p_value(m.chi_square.p_value)}"
+
+
+def _row(m: ModeCheck, current: bool) -> ModeRow:
+    top = max(max(share, p) for _, share, p in m.histogram) or 1.0
+    n = len(m.histogram)
+    slot = H_WIDTH / n
+
+    def y(v: float) -> float:
+        return round(H_BOTTOM - (H_BOTTOM - H_TOP) * v / top, 2)
+
+    bars = tuple(
+        HistBar(
+            x=round(i * slot + slot * 0.15, 2),
+            y=y(share),
+            width=round(slot * 0.7, 2),
+            height=round(H_BOTTOM - y(share), 2),
+            p_y=y(p),
+            word=word,
+            label=f"'{word}': sampled {share:.3f}, p {p:.3f}",
+        )
+        for i, (word, share, p) in enumerate(m.histogram)
+    )
+    keeps = m.keeps_target
+    return ModeRow(
+        mode=m.mode,
+        title=TITLES[m.mode],
+        current=current,
+        keeps=keeps,
+        verdict="keeps p" if keeps else "fails p",
+        p_value=fmt.p_value(m.chi_square.p_value),
+        tv_sampled=f"{m.tv_empirical:.4f}",
+        tv_exact=fmt.distance(m.tv_exact),
+        speedup=fmt.speedup(m.speedup_measured),
+        speedup_expected=fmt.speedup(m.speedup_expected),
+        bars=bars,
+        chart_summary=(
+            f"{TITLES[m.mode]}: first emitted token over {m.blocks:,} blocks against p, top "
+            f"{n} tokens; " + "; ".join(b.label for b in bars) + "."
+        ),
+        width=H_WIDTH,
+        height=H_HEIGHT,
+        baseline_y=H_BOTTOM,
+        label_y=H_BOTTOM + 14,
+    )
