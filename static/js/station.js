@@ -2,6 +2,7 @@
 // the work; this keeps the instrument's numbers in step with the sliders while a request is
 // in flight, and starts route memory (./station-memory.js).
 
+import { startChartDownloads } from "./charts.js";
 import { startStationMemory } from "./station-memory.js";
 import { startStepThrough } from "./stepthrough.js";
 
@@ -70,4 +71,5 @@ revealScripted();
 
 document.documentElement.classList.add("js");
 startStationMemory();
+startChartDownloads();
 startStepThrough();
