@@ -91,7 +91,9 @@ def test_the_schema_ranges_are_the_settings_ranges() -> None:
     assert workload["ttftMs"]["maximum"] == field_bounds("ttft_ms")["max"]
 
 
-def test_the_manifest_lists_reads_writes_parameters_and_links_that_resolve(client: TestClient) -> None:
+def test_the_manifest_lists_reads_writes_parameters_and_links_that_resolve(
+    client: TestClient,
+) -> None:
     m = client.get("/station.json").json()
     shape = json.loads((DOCS / "station-manifest.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(shape).validate(m)
@@ -143,8 +145,19 @@ def test_configured_urls_are_used(monkeypatch: pytest.MonkeyPatch) -> None:
     ("query", "sources"),
     [
         ("", ["default"] * 4),
-        ("from=serving&tpot_ms=45", ["default (the link did not carry it)", "default (the link did not carry it)", "link from Serving", "default (the link did not carry it)"]),
-        ("tpot_ms=45&tokens=20&memory=tokens", ["default", "default", "link (this page's address)", "saved Serving checkpoint"]),
+        (
+            "from=serving&tpot_ms=45",
+            [
+                "default (the link did not carry it)",
+                "default (the link did not carry it)",
+                "link from Serving",
+                "default (the link did not carry it)",
+            ],
+        ),
+        (
+            "tpot_ms=45&tokens=20&memory=tokens",
+            ["default", "default", "link (this page's address)", "saved Serving checkpoint"],
+        ),
     ],
 )
 def test_carry_in_names_the_source_of_each_workload_field(

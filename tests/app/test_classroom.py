@@ -1,0 +1,156 @@
+"""Classroom: presets match their hints, the sweep marks the formula's optimum, the slice judges
+each mode, and every view option is reachable from the page."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.presets import BY_ID, PRESETS
+from app.views.station import StationView
+from tests.app.forms import find
+from witness import Settings, optimal_k, serve_request
+
+
+def open_preset(client: TestClient, preset: str) -> StationView:
+    html = client.get("/station?pred=skip").text
+    (link,) = find(html, data_testid=f"preset-{preset}")
+    r = client.get(link.attrs["href"])
+    assert r.status_code == 200
+    view: StationView = r.context["view"]  # type: ignore[attr-defined]
+    return view
+
+
+@pytest.mark.parametrize("preset", [p.id for p in PRESETS])
+def test_every_preset_loads_with_its_hint_and_question(client: TestClient, preset: str) -> None:
+    view = open_preset(client, preset)
+    p = BY_ID[preset]
+    assert view.settings == p.settings
+    assert view.classroom.current is not None
+    assert view.classroom.current.hint == p.hint
+    assert not view.classroom.current.modified
+    html = client.get(view.links.page).text
+    assert p.question in html.replace("&#39;", "'")
+
+
+def test_each_preset_evidence_matches_its_hint(client: TestClient) -> None:
+    def at(preset: str) -> StationView:
+        return open_preset(client, preset)
+
+    well, mismatched = at("well-matched"), at("mismatched")
+    assert well.trace.totals.mean_alpha > 0.9 > mismatched.trace.totals.mean_alpha
+    assert well.trace.totals.tokens_per_pass > mismatched.trace.totals.tokens_per_pass  # type: ignore[operator]
+    assert mismatched.trace.check.keeps_target
+    slow = at("draft-too-slow")
+    assert slow.sweep is not None and not slow.trace.totals.speedup_measured > 1  # type: ignore[operator]
+    assert slow.trace.totals.mean_alpha <= slow.settings.draft_cost + 0.05  # c near alpha
+    assert not slow.invariant.savings.holds  # type: ignore[union-attr]
+    past = at("k-past-optimum")
+    alpha = past.trace.totals.mean_alpha
+    best = optimal_k(alpha, past.settings.draft_cost, 16)
+    assert past.settings.k > best
+    at_best = serve_request(past.settings.model_copy(update={"k": best})).totals
+    assert at_best.speedup_measured > past.trace.totals.speedup_measured  # type: ignore[operator]
+    unsafe = at("unsafe-shortcut")
+    assert not unsafe.invariant.correctness.holds  # type: ignore[union-attr]
+    assert unsafe.trace.totals.speedup_measured > 1  # type: ignore[operator]
+    off = at("verify-off")
+    assert off.trace.check.mode == "no_verify" and not off.trace.check.keeps_target
+    greedy = at("greedy")
+    assert greedy.trace.check.matches_greedy_baseline is True
+    same = at("p-equals-q")
+    assert same.trace.totals.rejected_drafts == 0
+    # Every block emits k + 1 tokens (the last is cut to the requested length, as a server does).
+    assert {len(b.result.emitted) for b in same.trace.blocks} == {same.settings.k + 1}
+
+
+def test_a_moved_preset_says_so(client: TestClient) -> None:
+    view = open_preset(client, "mismatched")
+    moved = client.get(view.state.url(settings=view.settings.model_copy(update={"k": 9}))).context[
+        "view"
+    ]  # type: ignore[attr-defined]
+    assert moved.classroom.current.modified is True
+
+
+def test_the_sweep_marks_the_optimum_of_the_formula(client: TestClient) -> None:
+    view: StationView = client.get("/station?pred=skip&draft_cost=0.05&match=0.7").context["view"]  # type: ignore[attr-defined]
+    chart = view.sweep
+    assert chart is not None
+    alpha = float(re.search(r"α = (\d\.\d\d)", chart.summary).group(1))  # type: ignore[union-attr]
+    opt = int(chart.optimum_label.rsplit(" ", 1)[1])
+    from app.views.sweep_chart import cached_sweep
+
+    sweep = cached_sweep(view.settings)
+    assert opt == sweep.optimal_k == optimal_k(sweep.alpha, 0.05, 16)
+    assert abs(sweep.alpha - alpha) < 0.005
+    assert chart.optimum_x == chart.expected[opt - 1].x
+    # The sweep does not depend on the instrument's k, only marks it.
+    other: StationView = client.get("/station?pred=skip&draft_cost=0.05&match=0.7&k=12").context[
+        "view"
+    ]  # type: ignore[attr-defined]
+    assert other.sweep.optimum_x == chart.optimum_x  # type: ignore[union-attr]
+    assert other.sweep.current_x != chart.current_x  # type: ignore[union-attr]
+
+
+def test_fragments_fetch_the_sweep_after_the_evidence(client: TestClient) -> None:
+    frag = client.get("/station/evidence?pred=skip&match=0.7")
+    assert 'id="sweep"' in frag.text and 'hx-trigger="load"' in frag.text
+    assert frag.context["view"].sweep is None  # type: ignore[attr-defined]
+    (placeholder,) = find(frag.text, id="sweep")
+    sweep = client.get(placeholder.attrs["hx-get"])
+    assert sweep.status_code == 200 and 'data-testid="chart-sweep"' in sweep.text
+
+
+def test_the_evaluation_slice_passes_lossless_and_fails_each_shortcut(client: TestClient) -> None:
+    html = client.get("/station?pred=skip").text
+    (run,) = find(html, data_testid="run-slice")
+    page = client.get(run.attrs["href"].split("#")[0])
+    view: StationView = page.context["view"]  # type: ignore[attr-defined]
+    assert view.slice is not None
+    verdicts = {r.mode: r.verdict for r in view.slice.rows}
+    assert verdicts == {"lossless": "keeps p", "no_repair": "fails p", "no_verify": "fails p"}
+    rows = {r.mode: r for r in view.slice.rows}
+    assert float(rows["lossless"].p_value) > 1e-3
+    assert rows["no_repair"].speedup == rows["lossless"].speedup  # as fast, and wrong
+    assert "fails the check" in view.slice.summary
+    frag = client.get(run.attrs["hx-get"])
+    assert frag.headers["HX-Replace-Url"].endswith("slice=1")
+    assert 'data-testid="slice-no_repair-verdict">fails p<' in frag.text
+
+
+def test_the_slice_stays_behind_the_prediction(client: TestClient) -> None:
+    view: StationView = client.get("/station?slice=1").context["view"]  # type: ignore[attr-defined]
+    assert view.slice is None
+    assert "opens once a prediction is recorded" in client.get("/station?slice=1").text
+
+
+@pytest.mark.parametrize(
+    ("label", "option", "value", "body_class"),
+    [
+        ("Projector view", "view", "projector", "view-projector"),
+        ("Embed view", "embed", "1", "view-embed"),
+    ],
+)
+def test_every_view_option_is_reachable_from_the_page(
+    client: TestClient, label: str, option: str, value: str, body_class: str
+) -> None:
+    html = client.get("/station?pred=skip&k=6").text
+    links = [a for a in find(html, **{"class": "chip"}) if a.attrs.get("href")]
+    hrefs = {a.attrs["href"] for a in links}
+    target = next(h for h in hrefs if f"{option}={value}" in h)
+    query = dict(parse_qsl(urlsplit(target).query))
+    assert query["k"] == "6" and query["pred"] == "skip"  # the rest of the state is kept
+    page = client.get(target)
+    assert f'<body class="{body_class}">' in page.text
+    assert label in html
+
+
+def test_the_share_link_is_the_canonical_page_url(client: TestClient) -> None:
+    view: StationView = client.get("/station?k=6&pred=skip&block=1").context["view"]  # type: ignore[attr-defined]
+    assert view.classroom.share_url == view.links.page
+    again: StationView = client.get(view.classroom.share_url).context["view"]  # type: ignore[attr-defined]
+    assert again.state == view.state
+    assert again.settings == Settings(k=6)
