@@ -59,7 +59,7 @@ def sweep(request: Request) -> Response:
 @router.get("/station/slice")
 def evaluation_slice(request: Request) -> Response:
     """The evaluation slice on its own (the page URL it answers for has slice=1)."""
-    response = _render(request, "partials/_slice.html")
+    response = _render(request, "fragments_slice.html")
     response.headers["HX-Replace-Url"] = response.context["view"].links.page
     return response
 

@@ -62,13 +62,6 @@ document.addEventListener("click", (event) => {
   if (button) copyLink();
 });
 
-// Scripts run: show the controls that need them.
-function revealScripted() {
-  for (const el of document.querySelectorAll(".needs-js[hidden]")) el.hidden = false;
-}
-document.addEventListener("htmx:afterSettle", revealScripted);
-revealScripted();
-
 document.documentElement.classList.add("js");
 startStationMemory();
 startChartDownloads();

@@ -1,2 +1,173 @@
-// The step-through of one verification step (filled in by the step-through work).
-export function startStepThrough() {}
+// The step-through of one verification step (templates/partials/_stepthrough.html).
+//
+// Back, Next, Reset and the sub-step list are plain links that work without JavaScript;
+// with htmx they fetch /station/step and swap the step-through's root (#stepthrough), and
+// the server swaps the sub-step's narration into the live region (#live). This module adds
+// what links cannot do:
+//   - Play/Pause: advance one sub-step every ~1.2 s, stop at the end;
+//   - keys, only while focus is inside the step-through: ← Back, → Next, Space Play/Pause
+//     (never taken from a field, a select or a sideways-scrolling table);
+//   - focus kept inside the step-through across swaps, so the keys keep working;
+//   - the address bar stays the one source of truth: the evidence requests carry the
+//     current sub-step, and when the evidence moved the state the step-through follows.
+// Transitions are CSS only (static/css/stepthrough.css) and off under reduced motion.
+
+const ROOT_ID = "stepthrough";
+const INTERVAL_MS = 1200;
+
+let playing = false;
+let timer = 0;
+let hadFocus = false;
+let autoClick = false;
+
+const root = () => document.getElementById(ROOT_ID);
+
+function enabledLink(id) {
+  const el = document.getElementById(id);
+  return el instanceof HTMLAnchorElement && el.hasAttribute("href") ? el : null;
+}
+
+function follow(id, automatic = false) {
+  const link = enabledLink(id);
+  if (!link) return false;
+  autoClick = automatic;
+  try {
+    link.click();
+  } finally {
+    autoClick = false;
+  }
+  return true;
+}
+
+function showPlayState() {
+  const button = document.getElementById("st-play");
+  if (button) button.textContent = playing ? "Pause" : "Play";
+}
+
+function stop() {
+  playing = false;
+  window.clearTimeout(timer);
+  showPlayState();
+}
+
+function schedule() {
+  window.clearTimeout(timer);
+  if (!playing) return;
+  timer = window.setTimeout(() => {
+    if (playing && !follow("st-next", true)) stop();
+  }, INTERVAL_MS);
+}
+
+function togglePlay() {
+  if (playing) {
+    stop();
+    return;
+  }
+  playing = true;
+  showPlayState();
+  // Snappy: the first step is taken at once; at the end, play starts again from the top.
+  if (!follow("st-next", true) && !follow("st-reset", true)) stop();
+}
+
+function isField(el) {
+  return el.closest("input, select, textarea, [contenteditable]:not([contenteditable='false'])") !== null;
+}
+
+function scrollsSideways(el) {
+  return el.classList.contains("table-wrap") && el.scrollWidth > el.clientWidth;
+}
+
+function onKeydown(event) {
+  const r = root();
+  const target = event.target;
+  if (!r || !(target instanceof Element) || !r.contains(target)) return;
+  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  if (isField(target)) return;
+  if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+    if (scrollsSideways(target)) return;
+    event.preventDefault();
+    stop();
+    follow(event.key === "ArrowLeft" ? "st-back" : "st-next");
+  } else if (event.key === " " || event.key === "Spacebar") {
+    if (target.closest("button, summary")) return; // the button's own click does it
+    event.preventDefault();
+    togglePlay();
+  }
+}
+
+function onClick(event) {
+  const target = event.target;
+  if (!(target instanceof Element)) return;
+  if (target.closest("#st-play")) {
+    togglePlay();
+  } else if (!autoClick && target.closest(`#${ROOT_ID} a[href]`)) {
+    stop(); // a learner's own step pauses the playback
+  }
+}
+
+function onBeforeSwap(event) {
+  const target = event.detail && event.detail.target;
+  if (target instanceof Element && target.id === ROOT_ID) {
+    hadFocus = target.contains(document.activeElement);
+  }
+}
+
+function onAfterSwap(event) {
+  const el = event.target;
+  if (!(el instanceof HTMLElement) || el.id !== ROOT_ID) return;
+  showPlayState();
+  // htmx refocuses the element with the same id; where there is none (Next at the end is
+  // no longer a link), the root itself takes focus so ←/→/Space keep working.
+  if (hadFocus && !el.contains(document.activeElement)) el.focus({ preventScroll: true });
+  hadFocus = false;
+  if (playing) {
+    if (enabledLink("st-next")) schedule();
+    else stop();
+  }
+}
+
+function isEvidence(path) {
+  return typeof path === "string" && path.startsWith("/station/evidence");
+}
+
+// Forms and block links drawn before a step carry the sub-step they were drawn with; the
+// address bar (HX-Replace-Url) holds the current one.
+function onConfigRequest(event) {
+  const detail = event.detail;
+  if (!detail || !isEvidence(detail.path) || !root()) return;
+  const sub = new URLSearchParams(window.location.search).get("sub");
+  const url = new URL(detail.path, window.location.href);
+  if (url.searchParams.has("sub")) {
+    url.searchParams.delete("sub");
+    detail.path = url.pathname + url.search;
+  }
+  if (sub === null || sub === "") delete detail.parameters.sub;
+  else detail.parameters.sub = sub;
+}
+
+// After a slider or a block link moved the state, the step-through shows the new block.
+// (When the evidence fragment already carries the step-through out of band, its page URL
+// matches and nothing more is asked.) The refresh names the root as its trigger, so the
+// server leaves the live region to the evidence's own narration.
+function onAfterRequest(event) {
+  const detail = event.detail;
+  if (!detail || !detail.pathInfo || !isEvidence(detail.pathInfo.requestPath)) return;
+  const r = root();
+  const page = detail.xhr ? detail.xhr.getResponseHeader("HX-Replace-Url") : null;
+  if (!r || !page || r.dataset.page === page || !window.htmx) return;
+  const url = new URL(page, window.location.href);
+  window.htmx.ajax("GET", `/station/step${url.search}`, { source: r, target: r, swap: "outerHTML" });
+}
+
+export function startStepThrough() {
+  document.documentElement.classList.add("js");
+  document.addEventListener("keydown", onKeydown);
+  document.addEventListener("click", onClick);
+  document.addEventListener("htmx:beforeSwap", onBeforeSwap);
+  document.addEventListener("htmx:afterSwap", onAfterSwap);
+  document.addEventListener("htmx:configRequest", onConfigRequest);
+  document.addEventListener("htmx:afterRequest", onAfterRequest);
+  for (const name of ["htmx:responseError", "htmx:sendError", "htmx:timeout"]) {
+    document.addEventListener(name, stop);
+  }
+}

@@ -128,6 +128,7 @@ def test_fragments_carry_the_full_page_url_and_it_renders_a_page(client: TestCli
         "step-07",
         "carry-workload",
         "classroom",
+        "instrument-carry",
         "prediction-change",
         "seed-field",
     }

@@ -111,7 +111,8 @@ class BrowserMonitor:
 
 
 def origin_of(url: str) -> str:
-    parts = urlsplit(url)
+    # A blob: URL made by the page (a chart export) belongs to the origin it is wrapped around.
+    parts = urlsplit(url.removeprefix("blob:"))
     return f"{parts.scheme}://{parts.netloc}"
 
 
