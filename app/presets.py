@@ -79,7 +79,7 @@ PRESETS: tuple[Preset, ...] = (
         "Temperature 0: a draft is accepted exactly when it is the target's argmax, so the "
         "output is identical token for token to plain greedy decoding.",
         "Identical token for token, or identical in distribution: which does sampling promise?",
-        {"match": 0.6, "k": 4, "draft_cost": 0.1, "greedy": True},
+        {"match": 0.2, "k": 4, "draft_cost": 0.1, "greedy": True},
     ),
     Preset(
         "p-equals-q",

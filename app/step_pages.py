@@ -1,7 +1,93 @@
-"""The step-through of one verification step (filled in by the step-through work)."""
+"""The step-through of one verification step, as a fragment: GET /station/step?...&sub=N.
+
+The fragment is the very partial the page includes (templates/partials/_stepthrough.html),
+rendered from a small context with the attribute names of StationView that the partial
+reads. It answers with HX-Replace-Url set to the full page URL (/station?...&sub=N), so a
+reload, Back or a copied link gives the whole page at the same sub-step. The sub-step's
+narration is swapped into the page's live region out of band, except when the step-through
+itself asks for a silent refresh (HX-Trigger: stepthrough, after a slider moved the state).
+A value the station cannot use answers 422 with the message in place, never a 500.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from fastapi.templating import Jinja2Templates
+
+from app.rendering import RenderedPage
+from app.state import FieldProblem, StationState, parse_state
+from app.views.station import cached_trace
+from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
+from witness import RequestTrace, Settings
 
 router = APIRouter(include_in_schema=False)
+
+TEMPLATE = "partials/_stepthrough.html"
+ROOT_ID = "stepthrough"  # HX-Trigger of the step-through's own silent refresh
+RENDER_CACHE = 512
+
+
+@dataclass(frozen=True)
+class StepContext:
+    """What the partial (and _live.html) read from ``view``, named as on StationView."""
+
+    state: StationState
+    settings: Settings
+    trace: RequestTrace
+    stepthrough: StepThroughView
+    narration: str
+    problems: tuple[FieldProblem, ...]
+
+
+def step_context(state: StationState) -> StepContext:
+    trace = cached_trace(state.settings)
+    view = stepthrough_view(state, trace, selected_block(state, trace), all_problems=True)
+    return StepContext(state, state.settings, trace, view, view.narration, state.problems)
+
+
+StepRenderer = Callable[[StationState, bool], tuple[str, StepContext]]
+
+
+def make_step_renderer(templates: Jinja2Templates) -> StepRenderer:
+    """Like app.rendering's page renderer: one render per distinct (state, live) pair."""
+
+    @lru_cache(maxsize=RENDER_CACHE)
+    def render(state: StationState, live: bool) -> tuple[str, StepContext]:
+        context = step_context(state)
+        body = templates.get_template(TEMPLATE).render(view=context, st_fragment=True, st_live=live)
+        return body, context
+
+    return render
+
+
+def _renderer(request: Request) -> StepRenderer:
+    # Made on first use and kept on the app, so every app (and every test) has its own cache.
+    app_state: Any = request.app.state
+    render: StepRenderer | None = getattr(app_state, "step_render", None)
+    if render is None:
+        render = make_step_renderer(app_state.templates)
+        app_state.step_render = render
+    return render
+
+
+@router.get("/station/step")
+def step(request: Request) -> Response:
+    state = parse_state(request.query_params.multi_items())
+    live = request.headers.get("hx-trigger") != ROOT_ID
+    body, context = _renderer(request)(state, live)
+    status = 422 if context.stepthrough.problems else 200
+    response = RenderedPage(
+        body,
+        TEMPLATE,
+        {"request": request, "view": context, "st_fragment": True, "st_live": live},
+        status_code=status,
+    )
+    response.headers["HX-Replace-Url"] = context.stepthrough.page_url
+    response.headers["Vary"] = "HX-Request, HX-Trigger"
+    return response

@@ -1,7 +1,136 @@
-"""The study view and the printable worksheet (filled in by the study-card work)."""
+"""The study view (`/study`) and the printable worksheet (`/station/worksheet`).
+
+Both are server-rendered and work without JavaScript. The study view shows the whole study
+card and checks the design exercise in place (a GET form: the answers live in the URL); the
+checklist and the learner's own writing are kept in the browser by static/js/study.js under
+the study key of docs/route-memory.md. The worksheet takes the station's own query and prints
+the numbers `station_view` computed for it, never recomputing them.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from dataclasses import dataclass
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from app import study
+from app.state import parse_state
+from app.views import fmt
+from app.views.station import StationView, station_view
 
 router = APIRouter(include_in_schema=False)
+
+DESIGN_PARAMS = tuple(f.key for f in study.FIELDS)
+
+
+@router.get("/study")
+def study_view(request: Request) -> Response:
+    """The study card; `draft_strategy`, `verification`, `acceptance_rate` and
+    `failure_mode` (any of them) submit the design exercise and show its feedback."""
+    params = dict(request.query_params.multi_items())  # the last of a repeated key wins
+    answers = {k: params.get(k, "")[: study.MAX_ANSWER] for k in DESIGN_PARAMS}
+    submitted = any(k in params for k in DESIGN_PARAMS)
+    feedback = study.design_outline_feedback(**answers) if submitted else None
+    templates = request.app.state.templates
+    response: Response = templates.TemplateResponse(
+        request,
+        "study.html",
+        {"card": study, "answers": answers, "feedback": feedback},
+    )
+    return response
+
+
+# --------------------------------------------------------------------------- worksheet
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    value: str
+    note: str = ""
+    testid: str = ""
+    wide: bool = False  # a sentence, not a number: given a whole line of the sheet
+
+
+PREDICTION_QUESTION = (
+    "Before the evidence: which ONE intervention makes this served request faster while "
+    "preserving the target distribution? Faster than now? Distribution kept?"
+)
+GATE_QUESTIONS = (
+    "Which gate — correctness or savings — holds in this state? Name the number on this "
+    "sheet that shows each.",
+    "Switch sampling repair off at these settings: which gate fails, what happens to the "
+    "exact TV to p, and why does the speedup hardly change?",
+    "Raise the draft cost c until speculation stops paying. Using the mean α on this sheet, "
+    "at about which c does the savings gate fail, and why there?",
+    "Can the savings gate hold while the correctness gate fails? Name the setting that does "
+    "it and what the output distribution becomes.",
+)
+
+
+def _on(x: bool) -> str:
+    return "on" if x else "off"
+
+
+def settings_rows(view: StationView) -> tuple[Row, ...]:
+    s = view.settings
+    return (
+        Row("Draft-target match", fmt.setting(s.match)),
+        Row("Draft length k", str(s.k)),
+        Row("Draft cost c", fmt.setting(s.draft_cost)),
+        Row("Target verify", _on(s.verify)),
+        Row("Sampling repair", _on(s.repair)),
+        Row("Greedy (temperature 0)", _on(s.greedy)),
+        Row("Request seed", str(s.seed)),
+        Row(
+            "Workload",
+            f"{s.tokens} tokens",
+            f"TTFT {s.ttft_ms:g} ms, TPOT {s.tpot_ms:g} ms, prompt “{s.prompt}”",
+        ),
+    )
+
+
+def evidence_rows(view: StationView) -> tuple[Row, ...]:
+    """The evidence panel's own figures and sentences; empty while no prediction is recorded."""
+    e = view.evidence
+    if e is None:
+        return ()
+    rows = [Row(f.label, f.value, f.note, f"ws-figure-{i}") for i, f in enumerate(e.figures, 1)]
+    t, c = view.trace.totals, view.trace.check
+    rows.append(Row("Mean α", f"{t.mean_alpha:.3f}", "realised over the drafted positions"))
+    rows.append(Row("Exact TV to p", fmt.distance(c.tv_max), e.exact_check, "ws-tv", True))
+    rows.append(Row("First rejection", e.first_rejection, "", "ws-first-rejection", True))
+    return tuple(rows)
+
+
+def prediction_text(view: StationView) -> str:
+    if view.state.prediction is None:
+        return "None recorded."
+    if view.verdict is not None:
+        return view.verdict.recorded
+    return view.prediction.summary
+
+
+@router.get("/station/worksheet")
+def worksheet(request: Request) -> Response:
+    """A printable one-page worksheet of the station state in the query."""
+    state = parse_state(request.query_params.multi_items())
+    view = station_view(state, request.app.state.settings)
+    templates = request.app.state.templates
+    response: Response = templates.TemplateResponse(
+        request,
+        "worksheet.html",
+        {
+            "view": view,
+            "prediction": prediction_text(view),
+            "settings_rows": settings_rows(view),
+            "evidence_rows": evidence_rows(view),
+            "prediction_question": PREDICTION_QUESTION,
+            "review_prompt": study.REVIEW_PROMPT,
+            "gate_questions": GATE_QUESTIONS,
+            "station_link": view.links.page,
+        },
+        status_code=422 if state.problems else 200,
+    )
+    return response

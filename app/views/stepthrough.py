@@ -1,9 +1,508 @@
-"""The step-through's view model (filled in by the step-through work)."""
+"""The step-through of one verification step: the selected block, one sub-step at a time.
+
+The sub-steps of a block follow the rule exactly as the witness applied it:
+
+0. the draft proposes x1..xk from q;
+1. the target computes p at all k+1 positions in ONE pass (with verify off: no pass at all);
+2. one sub-step per checked draft: u_i against min(1, p/q), accepted or rejected, stopping at
+   the first rejection;
+3. the ending: the residual repair, the resample from p (repair off), the bonus token from p
+   (all accepted) or, with verify off, the k drafts emitted unchecked.
+
+So a block has ``2 + checked drafts + 1`` sub-steps. Every number is formatted here and every
+link is built here; the template only places them. The block is the evidence panel's
+selection (``state.block`` when it names a block of the request, else ``default_block``), so
+the step-through always walks the block the evidence shows.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, replace
+
+from app.state import StationState
+from app.views import fmt
+from app.views.charts import Gauge, gauge
+from app.views.evidence import KIND_LABEL, KIND_MARK, TokenView, default_block
+from witness.request import BlockTrace, DraftStep, RequestTrace
+
+ANCHOR = "#stepthrough"
+FRAGMENT_PATH = "/station/step"
+LISTED = 6  # drafts named one by one in a narration; the table shows every one
+
+# Shape and words as well as colour: where each sub-step stands.
+STATUS_MARK = {"done": "✓", "current": "▶", "todo": "○"}
+STATUS_TEXT = {"done": "done", "current": "current", "todo": "to come"}
 
 
-def stepthrough_view(*args: Any) -> None:
-    return None
+@dataclass(frozen=True)
+class SubStep:
+    index: int  # 0-based, the value of ?sub=
+    number: int  # 1-based, for people
+    kind: str  # draft, target, no_target, check, repair, resample, bonus, unchecked
+    title: str
+    lane: str  # which lane of the selected object acts: Draft lane, Target verifier, Repair lane
+    narration: str
+    status: str  # done, current, todo (printed and marked, never colour alone)
+    mark: str
+    status_text: str
+    href: str  # the full page at this sub-step (works without JavaScript)
+    fragment_href: str  # the step-through alone, for htmx
+
+
+@dataclass(frozen=True)
+class StepRow:
+    """One drafted token as the current sub-step knows it; "" is a value not known yet."""
+
+    number: int
+    word: str
+    q: str
+    p: str
+    ratio: str
+    threshold: str
+    u: str
+    outcome: str
+    outcome_kind: str  # accepted, rejected, unchecked, pending
+    current: bool
+
+
+@dataclass(frozen=True)
+class Ending:
+    kind: str  # repair, resample, bonus, unchecked
+    heading: str
+    sentence: str
+    residual: tuple[tuple[str, str, bool], ...]  # (word, probability, the token drawn)
+    token: str
+    draw: str  # how the token was drawn, e.g. "u = 0.42 picks 'and' by inverse CDF"
+
+
+@dataclass(frozen=True)
+class NavLink:
+    label: str
+    href: str  # "" where the control does not apply (Back at the first sub-step)
+    fragment_href: str
+
+
+@dataclass(frozen=True)
+class StepThroughView:
+    revealed: bool  # a prediction is recorded: the step-through shows (prediction first)
+    open: bool  # a sub-step is on screen (?sub= is in the URL)
+    page_url: str  # the full page URL of exactly this state (the JS compares it)
+    block_number: int
+    context: str
+    mode: str
+    intro: str
+    steps: tuple[SubStep, ...]
+    current: SubStep | None
+    progress: str  # "Step 3 of 7"
+    rows: tuple[StepRow, ...]
+    p_known: bool  # the target pass has run (p columns are filled in)
+    p_missing: str  # what an empty p cell means: "not yet", or "not computed" (verify off)
+    output: tuple[TokenView, ...]  # what the block has emitted so far
+    output_note: str
+    gauge: Gauge | None  # u against min(1, p/q) at a check sub-step
+    ending: Ending | None  # at the last sub-step
+    start: NavLink
+    back: NavLink
+    next: NavLink
+    reset: NavLink
+    close: NavLink
+    problems: tuple[str, ...]  # shown in place; the fragment route answers 422 with them
+    narration: str  # the current sub-step's sentence ("" when closed or not yet revealed)
+
+
+def selected_block(state: StationState, trace: RequestTrace) -> int:
+    """The evidence panel's rule: ``state.block`` if it names a block, else the default."""
+    if state.block is not None and state.block < len(trace.blocks):
+        return state.block
+    return default_block(trace)
+
+
+def sub_step_count(block: BlockTrace, verify: bool) -> int:
+    """2 + checked drafts + 1: draft, target pass, one per checked draft, the ending."""
+    checked = sum(d.accepted is not None for d in block.drafts) if verify else 0
+    return 2 + checked + 1
+
+
+def stepthrough_view(
+    state: StationState, trace: RequestTrace, selected: int, *, all_problems: bool = False
+) -> StepThroughView:
+    """The step-through of block ``selected`` at sub-step ``state.options.sub``.
+
+    ``all_problems``: the fragment route shows every problem of the query in place (it is the
+    only part of the page that changes); the full page shows the others at the top, so there
+    only the sub-step's own problems are repeated here.
+    """
+    s = state.settings
+    block = trace.blocks[selected]
+    kinds = _kinds(block, s.verify, s.repair)
+    count = len(kinds)
+    problems = [p.message for p in state.problems if all_problems or p.field == "sub"]
+    sub = state.options.sub
+    if sub is not None and sub >= count:
+        problems.append(
+            f"sub must be from 0 to {count - 1} for block {block.index + 1}, which has {count} "
+            f"sub-steps (got {sub}); the last sub-step is shown"
+        )
+        sub = count - 1
+    revealed = state.prediction is not None
+    narrations = tuple(
+        _narration(block, s.verify, s.repair, s.greedy, k, i) for i, k in enumerate(kinds)
+    )
+
+    def at(n: int | None) -> StationState:
+        return replace(state, options=replace(state.options, sub=n))
+
+    def link(label: str, n: int | None) -> NavLink:
+        return NavLink(label, at(n).url() + ANCHOR, at(n).url(FRAGMENT_PATH))
+
+    none = NavLink("", "", "")
+    steps = tuple(
+        _sub_step(i, kind, _title(block, kind, i), narrations[i], _status(i, sub), link("", i))
+        for i, kind in enumerate(kinds)
+    )
+    current = steps[sub] if sub is not None else None
+    return StepThroughView(
+        revealed=revealed,
+        open=sub is not None,
+        page_url=state.url(),
+        block_number=block.index + 1,
+        context=" ".join(block.context),
+        mode=_mode_text(s.verify, s.repair, s.greedy),
+        intro=_intro(block, s.verify, count),
+        steps=steps,
+        current=current,
+        progress=f"Step {sub + 1} of {count}" if sub is not None else f"{count} steps",
+        rows=_rows(block, s.verify, kinds, sub),
+        p_known=sub is not None and sub >= 1 and s.verify,
+        p_missing="not yet" if s.verify else "not computed",
+        output=_output(block, s.verify, kinds, sub),
+        output_note=_output_note(block, kinds, sub),
+        gauge=_gauge(block, kinds, sub),
+        ending=_ending(block, s.verify, s.repair) if sub == count - 1 else None,
+        start=link("Start the step-through", 0),
+        back=link("Back", sub - 1) if sub is not None and sub > 0 else none,
+        next=(
+            link("Next", sub + 1)
+            if sub is not None and sub < count - 1
+            else (link("Start", 0) if sub is None else none)
+        ),
+        reset=link("Reset", 0),
+        close=link("Close", None),
+        problems=tuple(problems),
+        narration=narrations[sub] if sub is not None and revealed else "",
+    )
+
+
+# --------------------------------------------------------------------------- sub-steps
+
+
+def _kinds(block: BlockTrace, verify: bool, repair: bool) -> tuple[str, ...]:
+    if not verify:
+        return ("draft", "no_target", "unchecked")
+    checks = tuple("check" for d in block.drafts if d.accepted is not None)
+    if block.result.first_rejection is None:
+        end = "bonus"
+    else:
+        end = "repair" if repair else "resample"
+    return ("draft", "target", *checks, end)
+
+
+def _status(i: int, sub: int | None) -> str:
+    if sub is None or i > sub:
+        return "todo"
+    return "current" if i == sub else "done"
+
+
+LANES = {
+    "draft": "Draft lane",
+    "target": "Target verifier",
+    "no_target": "Target verifier",
+    "check": "Target verifier",
+    "repair": "Repair lane",
+    "resample": "Repair lane",
+    "bonus": "Target verifier",
+    "unchecked": "Draft lane",
+}
+
+
+def _sub_step(i: int, kind: str, title: str, narration: str, status: str, link: NavLink) -> SubStep:
+    return SubStep(
+        index=i,
+        number=i + 1,
+        kind=kind,
+        title=title,
+        lane=LANES[kind],
+        narration=narration,
+        status=status,
+        mark=STATUS_MARK[status],
+        status_text=STATUS_TEXT[status],
+        href=link.href,
+        fragment_href=link.fragment_href,
+    )
+
+
+def _title(block: BlockTrace, kind: str, i: int) -> str:
+    if kind == "check":
+        return f"Check draft {i - 1} '{block.drafts[i - 2].word}'"
+    return {
+        "draft": f"The draft proposes {_n(len(block.drafts), 'token')}",
+        "target": "One target pass",
+        "no_target": "No target pass",
+        "repair": "Repair from the residual",
+        "resample": "Resample from p",
+        "bonus": "Bonus token from p",
+        "unchecked": "Emit the drafts unchecked",
+    }[kind]
+
+
+def _narration(
+    block: BlockTrace, verify: bool, repair: bool, greedy: bool, kind: str, i: int
+) -> str:
+    """One sentence per sub-step, in the words of the live narration (gates.narration)."""
+    drafts = block.drafts
+    k = len(drafts)
+    if kind == "draft":
+        listed = ", ".join(f"'{d.word}' (q {fmt.prob(d.q)})" for d in drafts[:LISTED])
+        return (
+            f"Block {block.index + 1}, after '{' '.join(block.context)}': the draft proposes "
+            f"{_n(k, 'token')} from q — {listed}{_more(k)}."
+        )
+    if kind == "no_target":
+        return f"Target verify is off: no target pass runs, so nothing checks the {_n(k, 'draft')}."
+    if kind == "target":
+        listed = ", ".join(
+            f"'{d.word}' p {fmt.prob(d.p)} against q {fmt.prob(d.q)}" for d in drafts[:LISTED]
+        )
+        return (
+            f"One target pass computes p at all {k + 1} positions at once: {listed}{_more(k)}, "
+            "and p for a bonus token after them."
+        )
+    if kind == "check":
+        return _check_sentence(drafts[i - 2], k, greedy)
+    if kind == "unchecked":
+        return (
+            f"All {_n(k, 'drafted token')} are emitted as drafted, for no target pass: "
+            f"the output follows q, not p{_cut(block)}."
+        )
+    gives = _gives(block)
+    if kind == "bonus":
+        return (
+            f"All {_n(k, 'draft')} accepted: the bonus token '{block.final_word}' came from p "
+            f"at position {k + 1}, computed in the same pass; {gives}."
+        )
+    r = block.result.first_rejection
+    assert r is not None
+    if kind == "repair":
+        top = ", ".join(f"'{w}' {fmt.prob(x)}" for w, x in block.residual_top[:3])
+        return (
+            f"Repair: the residual max(0, p − q) at draft {r + 1} ({top}) gave "
+            f"'{block.final_word}'; {gives}."
+        )
+    return (
+        f"Repair is off: the target resampled p at draft {r + 1} and gave '{block.final_word}', "
+        f"biased toward what the draft likes; {gives}."
+    )
+
+
+def _check_sentence(d: DraftStep, k: int, greedy: bool) -> str:
+    n = d.position + 1
+    rest = k - n
+    stop = "; the block stops here"
+    if rest == 1:
+        stop += f" and draft {n + 1} is thrown away"
+    elif rest > 1:
+        stop += f" and drafts {n + 1}–{k} are thrown away"
+    if greedy:
+        if d.accepted:
+            return f"Draft {n} '{d.word}' accepted: it is the target's greedy choice (p = 1)."
+        return (
+            f"Draft {n} '{d.word}' rejected: the target's greedy choice is another token "
+            f"(p = 0){stop}."
+        )
+    if d.accepted:
+        return f"Draft {n} '{d.word}' accepted: u = {d.u:.2f} < p/q = {d.ratio:.2f}."
+    return f"Draft {n} '{d.word}' rejected: u = {d.u:.2f} ≥ p/q = {d.ratio:.2f}{stop}."
+
+
+def _gives(block: BlockTrace) -> str:
+    return (
+        f"the block emits {_n(len(block.result.emitted), 'token')} for one target pass{_cut(block)}"
+    )
+
+
+def _cut(block: BlockTrace) -> str:
+    if not block.truncated:
+        return ""
+    return f" (the request needed only {len(block.emitted_words)} of them)"
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _more(k: int) -> str:
+    return f" and {k - LISTED} more" if k > LISTED else ""
+
+
+def _mode_text(verify: bool, repair: bool, greedy: bool) -> str:
+    sampling = "greedy (temperature 0)" if greedy else "sampling"
+    if not verify:
+        return f"Target verify off: nothing is checked ({sampling})."
+    if not repair:
+        return f"Verify on, repair off: a rejection resamples p ({sampling})."
+    return f"Verify on, repair on: speculative {sampling}, lossless."
+
+
+def _intro(block: BlockTrace, verify: bool, count: int) -> str:
+    k = len(block.drafts)
+    if not verify:
+        return (
+            f"Block {block.index + 1} in {count} sub-steps: the draft proposes {_n(k, 'token')}, "
+            "no target pass checks them, and all are emitted."
+        )
+    return (
+        f"Block {block.index + 1} in {count} sub-steps: the draft proposes {_n(k, 'token')}, one "
+        "target pass scores them all, each is checked in turn until the first rejection, and "
+        "the block ends with a repair or a bonus token."
+    )
+
+
+# --------------------------------------------------------------------------- what is on screen
+
+
+def _checks_shown(kinds: tuple[str, ...], sub: int | None) -> int:
+    """How many drafts have been checked by sub-step ``sub``."""
+    if sub is None:
+        return 0
+    return sum(1 for k in kinds[: sub + 1] if k == "check")
+
+
+def _rows(
+    block: BlockTrace, verify: bool, kinds: tuple[str, ...], sub: int | None
+) -> tuple[StepRow, ...]:
+    shown = _checks_shown(kinds, sub)
+    p_known = verify and sub is not None and sub >= 1
+    at_end = sub == len(kinds) - 1
+    checking = sub is not None and kinds[sub] == "check"
+    rows = []
+    for d in block.drafts:
+        i = d.position
+        u = ""
+        if not verify:
+            outcome, kind = (
+                ("emitted unchecked", "unchecked") if at_end else ("not checked", "unchecked")
+            )
+            if sub is None or sub < 1:
+                outcome, kind = "waiting", "pending"
+        elif i < shown:
+            outcome, kind = ("accepted", "accepted") if d.accepted else ("rejected", "rejected")
+            u = f"{d.u:.2f}"
+        elif d.accepted is None and at_end:
+            outcome, kind = "not reached", "unchecked"
+        else:
+            outcome, kind = "waiting", "pending"
+        rows.append(
+            StepRow(
+                number=i + 1,
+                word=d.word,
+                q=fmt.prob(d.q),
+                p=fmt.prob(d.p) if p_known else "",
+                ratio=f"{d.ratio:.2f}" if p_known else "",
+                threshold=f"{min(1.0, d.ratio):.2f}" if p_known else "",
+                u=u,
+                outcome=outcome,
+                outcome_kind=kind,
+                current=checking and i == shown - 1,
+            )
+        )
+    return tuple(rows)
+
+
+def _gauge(block: BlockTrace, kinds: tuple[str, ...], sub: int | None) -> Gauge | None:
+    if sub is None or kinds[sub] != "check":
+        return None
+    return gauge(block.drafts[_checks_shown(kinds, sub) - 1])
+
+
+def _token(word: str, kind: str) -> TokenView:
+    return TokenView(word, kind, KIND_MARK[kind], KIND_LABEL[kind])
+
+
+def _output(
+    block: BlockTrace, verify: bool, kinds: tuple[str, ...], sub: int | None
+) -> tuple[TokenView, ...]:
+    if sub is None or sub < 1:
+        return ()
+    if (
+        sub == len(kinds) - 1
+    ):  # the ending: exactly what the block emitted, as the evidence marks it
+        tokens = [
+            _token(w, k) for w, k in zip(block.emitted_words, block.emitted_kinds, strict=True)
+        ]
+        if block.rejected_word is not None and len(tokens) > block.result.accepted:
+            tokens.insert(block.result.accepted, _token(block.rejected_word, "rejected"))
+        return tuple(tokens)
+    if not verify:
+        return ()
+    shown = _checks_shown(kinds, sub)
+    out = []
+    for d in block.drafts[:shown]:
+        out.append(_token(d.word, "accepted" if d.accepted else "rejected"))
+    return tuple(out)
+
+
+def _output_note(block: BlockTrace, kinds: tuple[str, ...], sub: int | None) -> str:
+    if sub is None:
+        return ""
+    if sub == len(kinds) - 1:
+        return f"Block {block.index + 1} emitted {_n(len(block.emitted_words), 'token')}."
+    if sub < 2:
+        return "Nothing is emitted yet."
+    return "Accepted so far (a rejected draft is struck through):"
+
+
+def _ending(block: BlockTrace, verify: bool, repair: bool) -> Ending:
+    k = len(block.drafts)
+    if not verify:
+        return Ending(
+            "unchecked",
+            "Emitted unchecked",
+            f"All {_n(k, 'drafted token')} were emitted as drafted: plain draft-model sampling, "
+            "whose output follows q, not p.",
+            (),
+            "",
+            "",
+        )
+    final = block.final_word or ""
+    draw = f"u = {block.u_final:.2f} picks '{final}' by inverse CDF"
+    if block.result.first_rejection is None:
+        return Ending(
+            "bonus",
+            "Bonus token from p",
+            f"Every draft was accepted, so p at position {k + 1}, already computed in the same "
+            f"target pass, gives one more token for free: '{final}'.",
+            (),
+            final,
+            draw,
+        )
+    r = block.result.first_rejection + 1
+    if not repair:
+        return Ending(
+            "resample",
+            "Resample from p (repair off)",
+            f"Draft {r} was rejected and repair is off: the target resampled p itself, not the "
+            f"residual, and gave '{final}'. Over the request this over-weights what the draft "
+            "likes: the distribution is not kept.",
+            (),
+            final,
+            draw,
+        )
+    return Ending(
+        "repair",
+        "Repair from the residual",
+        f"Draft {r} was rejected: the residual max(0, p − q), normalised, puts its mass where p "
+        f"exceeds q, and gave '{final}'. This keeps the output exactly p.",
+        tuple((w, fmt.prob(x), w == final) for w, x in block.residual_top),
+        final,
+        draw,
+    )

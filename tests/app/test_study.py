@@ -379,7 +379,7 @@ def test_the_worksheet_prints_the_numbers_the_station_computes(client: TestClien
     (questions,) = re.findall(r'data-testid="ws-questions">(.*?)</ol>', html, re.S)
     assert questions.count("<li>") == 6
     assert REVIEW_PROMPT in text_of(questions)
-    assert "Which ONE intervention" in questions
+    assert "which ONE intervention makes this served request faster" in questions
     assert questions.count('class="write-lines"') == 6
     assert find(html, href=view.links.page, data_testid="back-to-station")
 
