@@ -40,6 +40,11 @@ def manifest_schema() -> FileResponse:
     return FileResponse(DOCS / "station-manifest.schema.json", media_type="application/schema+json")
 
 
+@router.get("/architecture.md", include_in_schema=False)
+def architecture_note() -> FileResponse:
+    return FileResponse(DOCS / "ARCHITECTURE.md", media_type="text/markdown; charset=utf-8")
+
+
 @router.get("/route-memory.md", include_in_schema=False)
 def memory_contract() -> FileResponse:
     return FileResponse(DOCS / "route-memory.md", media_type="text/markdown; charset=utf-8")

@@ -29,7 +29,7 @@ def study_view(request: Request) -> Response:
     """The study card; `draft_strategy`, `verification`, `acceptance_rate` and
     `failure_mode` (any of them) submit the design exercise and show its feedback."""
     params = dict(request.query_params.multi_items())  # the last of a repeated key wins
-    answers = {k: params.get(k, "")[: study.MAX_ANSWER] for k in DESIGN_PARAMS}
+    answers = {k: params.get(k, "") for k in DESIGN_PARAMS}
     submitted = any(k in params for k in DESIGN_PARAMS)
     feedback = study.design_outline_feedback(**answers) if submitted else None
     templates = request.app.state.templates

@@ -19,6 +19,8 @@ let playing = false;
 let timer = 0;
 let hadFocus = false;
 let autoClick = false;
+let inFlight = null; // the step-through request on its way (its XMLHttpRequest), if any
+let pending = ""; // a key pressed meanwhile: "st-back" or "st-next", taken after the swap
 
 const root = () => document.getElementById(ROOT_ID);
 
@@ -87,7 +89,11 @@ function onKeydown(event) {
     if (scrollsSideways(target)) return;
     event.preventDefault();
     stop();
-    follow(event.key === "ArrowLeft" ? "st-back" : "st-next");
+    const id = event.key === "ArrowLeft" ? "st-back" : "st-next";
+    // While a step is on its way the links on screen are one step behind: keep the key
+    // (the newest one) and take it once the step has arrived, so quick presses all count.
+    if (inFlight) pending = id;
+    else follow(id);
   } else if (event.key === " " || event.key === "Spacebar") {
     if (target.closest("button, summary")) return; // the button's own click does it
     event.preventDefault();
@@ -120,9 +126,38 @@ function onAfterSwap(event) {
   // no longer a link), the root itself takes focus so ←/→/Space keep working.
   if (hadFocus && !el.contains(document.activeElement)) el.focus({ preventScroll: true });
   hadFocus = false;
+}
+
+// htmx wires the new links up when the swap settles: only then can they be followed.
+function onAfterSettle(event) {
+  const el = event.target;
+  if (!(el instanceof HTMLElement) || el.id !== ROOT_ID) return;
+  inFlight = null; // the links on screen are current again
+  if (pending) {
+    const id = pending;
+    pending = "";
+    follow(id);
+    return;
+  }
   if (playing) {
     if (enabledLink("st-next")) schedule();
     else stop();
+  }
+}
+
+function isStep(detail) {
+  return !!detail && !!detail.pathInfo && String(detail.pathInfo.requestPath).startsWith("/station/step");
+}
+
+function onBeforeRequest(event) {
+  if (isStep(event.detail)) inFlight = event.detail.xhr || null;
+}
+
+function onStepDone(event) {
+  // Only the newest request counts; one that failed leaves no key waiting.
+  if (isStep(event.detail) && event.detail.xhr === inFlight) {
+    inFlight = null;
+    pending = "";
   }
 }
 
@@ -165,8 +200,11 @@ export function startStepThrough() {
   document.addEventListener("click", onClick);
   document.addEventListener("htmx:beforeSwap", onBeforeSwap);
   document.addEventListener("htmx:afterSwap", onAfterSwap);
+  document.addEventListener("htmx:afterSettle", onAfterSettle);
   document.addEventListener("htmx:configRequest", onConfigRequest);
   document.addEventListener("htmx:afterRequest", onAfterRequest);
+  document.addEventListener("htmx:beforeRequest", onBeforeRequest);
+  document.addEventListener("htmx:afterRequest", onStepDone);
   for (const name of ["htmx:responseError", "htmx:sendError", "htmx:timeout"]) {
     document.addEventListener(name, stop);
   }

@@ -1,0 +1,487 @@
+"""The step-through of one verification step, at the client level: the fragment route
+GET /station/step, its view model, its links and its narration, and the partial as the full
+page includes it."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.state import parse_state
+from app.views.station import StationView, cached_trace, station_view
+from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
+from tests.app.forms import PREDICTED, find
+from witness import Settings
+
+SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"  # a recorded skip at the defaults: evidence open
+
+# The default request's first block (the evidence panel's default: its first rejection).
+DEFAULT_NARRATIONS = (
+    "Block 1, after 'the draft model proposes': the draft proposes 4 tokens from q — "
+    "',' (q 0.407), '.' (q 0.011), 'so' (q 0.018), 'every' (q 0.083).",
+    "One target pass computes p at all 5 positions at once: ',' p 0.486 against q 0.407, "
+    "'.' p 0.002 against q 0.011, 'so' p 0.019 against q 0.018, 'every' p 0.116 against "
+    "q 0.083, and p for a bonus token after them.",
+    "Draft 1 ',' accepted: u = 0.63 < p/q = 1.19.",
+    "Draft 2 '.' rejected: u = 0.88 ≥ p/q = 0.16; the block stops here and drafts 3–4 are "
+    "thrown away.",
+    "Repair: the residual max(0, p − q) at draft 2 ('and' 0.573, 'the' 0.427) gave 'and'; "
+    "the block emits 2 tokens for one target pass.",
+)
+
+WIRED = "stepthrough" in StationView.__dataclass_fields__
+needs_wiring = pytest.mark.skipif(
+    not WIRED,
+    reason="app/views/station.py does not give StationView its `stepthrough` field yet",
+)
+
+
+def step(client: TestClient, query: str, **headers: str) -> Any:
+    return client.get(f"/station/step?{query}", headers=headers)
+
+
+def st_of(response: Any) -> StepThroughView:
+    view: StepThroughView = response.context["view"].stepthrough
+    return view
+
+
+def narration_of(html: str) -> str:
+    m = re.search(r'data-testid="st-narration">([^<]*)<', html)
+    assert m is not None, "no narration on screen"
+    return unescape(m.group(1))
+
+
+def live_of(html: str) -> str | None:
+    m = re.search(r'<div id="live"[^>]*hx-swap-oob="outerHTML"[^>]*>([^<]*)</div>', html)
+    return unescape(m.group(1)) if m else None
+
+
+def query_of(url: str) -> dict[str, str]:
+    return dict(parse_qsl(urlsplit(url).query))
+
+
+class WithStepThrough:
+    """A StationView with the `stepthrough` field the lead wires in (for the page include)."""
+
+    def __init__(self, view: StationView) -> None:
+        self._view = view
+        trace = view.trace
+        self.stepthrough = stepthrough_view(view.state, trace, selected_block(view.state, trace))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._view, name)
+
+
+def page_with_stepthrough(client: TestClient, query: str) -> str:
+    """The full station page for ``query`` with the step-through wired, as the lead will."""
+    app: Any = client.app
+    state = parse_state(parse_qsl(query, keep_blank_values=True))
+    view = WithStepThrough(station_view(state, app.state.settings))
+    html: str = app.state.templates.get_template("station.html").render(
+        view=view, include_seed=False
+    )
+    return html
+
+
+# --------------------------------------------------------------------------- narration
+
+
+def test_each_sub_step_of_the_default_block_is_narrated(client: TestClient) -> None:
+    for sub, sentence in enumerate(DEFAULT_NARRATIONS):
+        r = step(client, f"{SKIP}&sub={sub}")
+        assert r.status_code == 200
+        assert r.template.name == "partials/_stepthrough.html"
+        st = st_of(r)
+        assert st.narration == sentence
+        assert narration_of(r.text) == sentence
+        # The live region (an out-of-band swap of #live) says the same sentence.
+        assert live_of(r.text) == sentence
+        assert st.progress == f"Step {sub + 1} of 5"
+        assert f"Step {sub + 1} of 5" in r.text
+        assert [s.status for s in st.steps] == (
+            ["done"] * sub + ["current"] + ["todo"] * (4 - sub)
+        )
+
+
+def test_the_sub_steps_are_listed_with_the_current_one_marked_not_by_colour_alone(
+    client: TestClient,
+) -> None:
+    r = step(client, f"{SKIP}&sub=2")
+    st = st_of(r)
+    assert [s.title for s in st.steps] == [
+        "The draft proposes 4 tokens",
+        "One target pass",
+        "Check draft 1 ','",
+        "Check draft 2 '.'",
+        "Repair from the residual",
+    ]
+    assert [s.mark for s in st.steps] == ["✓", "✓", "▶", "○", "○"]
+    assert [s.lane for s in st.steps] == [
+        "Draft lane",
+        "Target verifier",
+        "Target verifier",
+        "Target verifier",
+        "Repair lane",
+    ]
+    (current,) = find(r.text, **{"aria-current": "step"})
+    assert current.tag == "strong"
+    assert "3. Check draft 1 &#39;,&#39;" in r.text
+    assert '<span class="visually-hidden"> (done)</span>' in r.text
+    assert '<span class="visually-hidden"> (to come)</span>' in r.text
+
+
+def test_the_table_reveals_p_then_each_check_in_turn(client: TestClient) -> None:
+    rows = st_of(step(client, f"{SKIP}&sub=0")).rows
+    assert [r.q for r in rows] == ["0.407", "0.011", "0.018", "0.083"]
+    assert all(r.p == "" and r.u == "" for r in rows)
+    rows = st_of(step(client, f"{SKIP}&sub=1")).rows
+    assert [r.p for r in rows] == ["0.486", "0.002", "0.019", "0.116"]
+    assert [r.threshold for r in rows] == ["1.00", "0.16", "1.00", "1.00"]
+    assert all(r.u == "" and r.outcome == "waiting" for r in rows)
+    st = st_of(step(client, f"{SKIP}&sub=3"))
+    assert [(r.u, r.outcome) for r in st.rows] == [
+        ("0.63", "accepted"),
+        ("0.88", "rejected"),
+        ("", "waiting"),
+        ("", "waiting"),
+    ]
+    assert [r.current for r in st.rows] == [False, True, False, False]
+    assert st.gauge is not None
+    assert st.gauge.summary == "Draft 2 '.': u = 0.88 ≥ min(1, p/q) = 0.16, so it was rejected."
+    end = st_of(step(client, f"{SKIP}&sub=4"))
+    assert [r.outcome for r in end.rows] == ["accepted", "rejected", "not reached", "not reached"]
+    assert end.gauge is None
+    assert end.ending is not None
+    assert end.ending.kind == "repair"
+    assert end.ending.residual == (("and", "0.573", True), ("the", "0.427", False))
+    assert [(t.word, t.kind) for t in end.output] == [
+        (",", "accepted"),
+        (".", "rejected"),
+        ("and", "repaired"),
+    ]
+
+
+# --------------------------------------------------------------------------- counts
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        SKIP,
+        f"{SKIP}&k=8",
+        f"{SKIP}&match=0.3&k=6",
+        f"{SKIP}&match=1",
+        f"{SKIP}&greedy=on",
+        f"{SKIP}&repair=off",
+        f"{SKIP}&verify=off",
+        f"{SKIP}&block=1",
+        f"{SKIP}&block=3",
+        f"{SKIP}&k=16&seed=7",
+    ],
+)
+def test_a_block_has_two_plus_checked_drafts_plus_one_sub_steps(
+    client: TestClient, query: str
+) -> None:
+    state = parse_state(parse_qsl(query))
+    trace = cached_trace(state.settings)
+    block = trace.blocks[selected_block(state, trace)]
+    checked = sum(d.accepted is not None for d in block.drafts)
+    if not state.settings.verify:
+        assert checked == 0
+    r = step(client, f"{query}&sub=0")
+    st = st_of(r)
+    assert len(st.steps) == 2 + checked + 1
+    assert r.text.count('<li class="st-step ') == len(st.steps)
+    # Every sub-step answers, and the last one is the ending.
+    last = step(client, f"{query}&sub={len(st.steps) - 1}")
+    assert last.status_code == 200
+    assert st_of(last).ending is not None
+    assert st_of(last).next.href == ""
+
+
+def test_the_step_through_walks_the_block_the_evidence_shows(client: TestClient) -> None:
+    assert st_of(step(client, f"{SKIP}&sub=0")).block_number == 1  # the default block
+    assert st_of(step(client, f"{SKIP}&block=3&sub=0")).block_number == 4
+    # A block number past the request's end falls back to the default, as the evidence does.
+    assert st_of(step(client, f"{SKIP}&block=200&sub=0")).block_number == 1
+
+
+# --------------------------------------------------------------------------- links
+
+
+def test_back_and_next_are_page_links_with_fragment_twins(client: TestClient) -> None:
+    r = step(client, f"{SKIP}&sub=2")
+    assert r.headers["HX-Replace-Url"] == f"/station?{SKIP.replace(',', '%2C')}&sub=2"
+    assert "HX-Trigger" in r.headers["Vary"]
+    assert "<html" not in r.text
+    for testid, sub in (("st-back", "1"), ("st-next", "3"), ("st-reset", "0")):
+        (a,) = find(r.text, data_testid=testid)
+        href, fragment = a.attrs["href"], a.attrs["hx-get"]
+        assert href.startswith("/station?") and href.endswith("#stepthrough")
+        assert query_of(href)["sub"] == sub
+        assert query_of(href)["pred"] == "skip"
+        assert fragment.startswith("/station/step?")
+        assert query_of(fragment) == query_of(href)
+        assert a.attrs["hx-target"] == "#stepthrough"
+        assert a.attrs["hx-swap"] == "outerHTML"
+        # Following the fragment link answers with the page link as the address bar's URL.
+        nxt = client.get(fragment)
+        assert nxt.status_code == 200
+        assert nxt.headers["HX-Replace-Url"] == href.split("#")[0]
+    (close,) = find(r.text, data_testid="st-close")
+    assert "sub" not in query_of(close.attrs["href"])
+
+
+def test_back_is_off_at_the_first_sub_step_and_next_at_the_last(client: TestClient) -> None:
+    first = step(client, f"{SKIP}&sub=0")
+    (back,) = find(first.text, data_testid="st-back")
+    assert back.tag == "span" and "href" not in back.attrs
+    assert "(this is the first sub-step)" in first.text
+    last = step(client, f"{SKIP}&sub=4")
+    (nxt,) = find(last.text, data_testid="st-next")
+    assert nxt.tag == "span" and "href" not in nxt.attrs
+    assert "(this is the last sub-step)" in last.text
+
+
+def test_closed_the_step_through_offers_to_start(client: TestClient) -> None:
+    r = step(client, SKIP)
+    assert r.status_code == 200
+    st = st_of(r)
+    assert not st.open
+    assert st.current is None
+    assert st.narration == ""
+    assert live_of(r.text) is None
+    (start,) = find(r.text, data_testid="st-next")
+    assert query_of(start.attrs["href"])["sub"] == "0"
+    assert 'data-testid="st-stage"' not in r.text
+
+
+def test_the_silent_refresh_leaves_the_live_region_alone(client: TestClient) -> None:
+    loud = step(client, f"{SKIP}&sub=2", **{"HX-Request": "true", "HX-Trigger": "st-next"})
+    assert live_of(loud.text) == DEFAULT_NARRATIONS[2]
+    quiet = step(client, f"{SKIP}&sub=2", **{"HX-Request": "true", "HX-Trigger": "stepthrough"})
+    assert quiet.status_code == 200
+    assert 'id="live"' not in quiet.text
+    assert narration_of(quiet.text) == DEFAULT_NARRATIONS[2]
+
+
+# --------------------------------------------------------------------------- bad values
+
+
+@pytest.mark.parametrize(
+    ("sub", "words"),
+    [
+        ("abc", "sub must be an integer from 0 to 40 (got 'abc')"),
+        ("-1", "sub must be an integer from 0 to 40 (got '-1')"),
+        ("99", "sub must be an integer from 0 to 40 (got '99')"),
+        ("2.5", "sub must be an integer from 0 to 40 (got '2.5')"),
+        ("9", "sub must be from 0 to 4 for block 1, which has 5 sub-steps (got 9)"),
+        ("40", "sub must be from 0 to 4 for block 1, which has 5 sub-steps (got 40)"),
+    ],
+)
+def test_a_bad_sub_step_is_a_422_with_the_message_in_place(
+    client: TestClient, sub: str, words: str
+) -> None:
+    r = step(client, f"{SKIP}&sub={sub}")
+    assert r.status_code == 422
+    root = unescape(r.text.split('id="stepthrough"', 1)[1].split("</section>", 1)[0])
+    assert words in root
+    assert 'data-testid="stepthrough-error"' in r.text
+    assert 'role="alert"' in r.text
+
+
+def test_other_bad_values_are_named_in_the_fragment_too(client: TestClient) -> None:
+    r = step(client, f"{SKIP}&k=0&sub=1")
+    assert r.status_code == 422
+    assert "k must be an integer from 1 to 16 (got &#39;0&#39;)" in r.text
+    # ... and the step-through still works on the defaults.
+    assert st_of(r).progress == "Step 2 of 5"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["sub=", "sub=%00", "sub=1e3", "sub=０", "block=-1&sub=1", "pred=nope&sub=1", "sub=1&sub=x"],
+)
+def test_odd_queries_never_raise(client: TestClient, query: str) -> None:
+    r = step(client, query)
+    assert r.status_code in (200, 422)
+    assert 'id="stepthrough"' in r.text
+
+
+# --------------------------------------------------------------------------- modes
+
+
+def test_verify_off_says_nothing_is_checked_and_the_drafts_are_emitted(
+    client: TestClient,
+) -> None:
+    q = f"{SKIP}&verify=off"
+    st = st_of(step(client, f"{q}&sub=0"))
+    assert len(st.steps) == 3
+    assert [s.title for s in st.steps] == [
+        "The draft proposes 4 tokens",
+        "No target pass",
+        "Emit the drafts unchecked",
+    ]
+    assert st.steps[1].narration == (
+        "Target verify is off: no target pass runs, so nothing checks the 4 drafts."
+    )
+    end = st_of(step(client, f"{q}&sub=2"))
+    assert end.narration == (
+        "All 4 drafted tokens are emitted as drafted, for no target pass: "
+        "the output follows q, not p."
+    )
+    assert end.ending is not None and end.ending.kind == "unchecked"
+    assert [r.outcome for r in end.rows] == ["emitted unchecked"] * 4
+    assert all(r.p == "" for r in end.rows)  # no target pass computed p
+    assert [t.kind for t in end.output] == ["unchecked"] * 4
+
+
+def test_repair_off_says_the_target_resampled_p(client: TestClient) -> None:
+    st = st_of(step(client, f"{SKIP}&repair=off&sub=4"))
+    assert st.narration == (
+        "Repair is off: the target resampled p at draft 2 and gave 'the', biased toward what "
+        "the draft likes; the block emits 2 tokens for one target pass."
+    )
+    assert st.steps[-1].title == "Resample from p"
+    assert st.ending is not None and st.ending.kind == "resample"
+    assert st.ending.residual == ()
+
+
+def test_all_accepted_ends_with_the_bonus_token_from_p(client: TestClient) -> None:
+    st = st_of(step(client, f"{SKIP}&block=1&sub=6"))  # block 2 of the default request
+    assert len(st.steps) == 7
+    assert st.steps[-1].title == "Bonus token from p"
+    assert st.narration == (
+        "All 4 drafts accepted: the bonus token 'the' came from p at position 5, computed in "
+        "the same pass; the block emits 5 tokens for one target pass."
+    )
+    assert st.ending is not None and st.ending.kind == "bonus"
+    assert [t.kind for t in st.output] == ["accepted"] * 4 + ["bonus"]
+    assert st.steps[2].narration == "Draft 1 'the' accepted: u = 0.71 < p/q = 1.28."
+
+
+def test_a_rejection_at_the_first_draft_throws_the_rest_away(client: TestClient) -> None:
+    st = st_of(step(client, f"{SKIP}&block=3&sub=2"))
+    assert len(st.steps) == 4
+    assert st.narration == (
+        "Draft 1 'runs' rejected: u = 0.88 ≥ p/q = 0.27; the block stops here and drafts 2–4 "
+        "are thrown away."
+    )
+
+
+def test_a_block_cut_short_by_the_request_says_so(client: TestClient) -> None:
+    st = st_of(step(client, f"{SKIP}&block=17&sub=6"))
+    assert st.narration.endswith(
+        "the block emits 5 tokens for one target pass (the request needed only 1 of them)."
+    )
+
+
+def test_greedy_checks_read_as_greedy_choices(client: TestClient) -> None:
+    st = st_of(step(client, f"{SKIP}&greedy=on&sub=2"))
+    assert st.narration == "Draft 1 ',' accepted: it is the target's greedy choice (p = 1)."
+    assert "greedy" in st.mode
+
+
+def test_every_check_narration_matches_the_witness(client: TestClient) -> None:
+    """Across a longer draft, each check sentence carries the trace's own u and p/q."""
+    q = f"{SKIP}&k=12&match=0.4&seed=11"
+    state = parse_state(parse_qsl(q))
+    trace = cached_trace(state.settings)
+    block = trace.blocks[selected_block(state, trace)]
+    st = st_of(step(client, f"{q}&sub=0"))
+    checks = [s for s in st.steps if s.kind == "check"]
+    assert len(checks) == sum(d.accepted is not None for d in block.drafts)
+    for s, d in zip(checks, block.drafts, strict=False):
+        outcome, relation = ("accepted", "<") if d.accepted else ("rejected", "≥")
+        assert s.narration.startswith(
+            f"Draft {d.position + 1} '{d.word}' {outcome}: u = {d.u:.2f} {relation} "
+            f"p/q = {d.ratio:.2f}"
+        )
+    # The narration of every sub-step is one sentence.
+    for s in st.steps:
+        assert s.narration.endswith(".")
+        assert s.narration.count(". ") == 0, s.narration
+
+
+# --------------------------------------------------------------------------- prediction first
+
+
+def test_the_step_through_stays_hidden_until_a_prediction_is_recorded(
+    client: TestClient,
+) -> None:
+    r = step(client, "sub=2")
+    assert r.status_code == 200
+    (root,) = find(r.text, id="stepthrough")
+    assert "hidden" in root.attrs
+    assert 'data-testid="st-stage"' not in r.text
+    assert live_of(r.text) is None
+    assert st_of(r).narration == ""
+    html = page_with_stepthrough(client, "sub=2")
+    (root,) = find(html, id="stepthrough")
+    assert "hidden" in root.attrs
+
+
+# --------------------------------------------------------------------------- the full page
+
+
+def test_the_page_includes_the_step_through_at_the_sub_step_in_the_url(
+    client: TestClient,
+) -> None:
+    html = page_with_stepthrough(client, f"{SKIP}&sub=3")
+    assert html.count(' id="stepthrough"') == 1
+    assert 'href="/static/css/stepthrough.css"' in html
+    assert "Step 4 of 5: Check draft 2 &#39;.&#39;" in html
+    assert narration_of(html) == DEFAULT_NARRATIONS[3]
+    # Without JavaScript every control is a plain link to the page at that sub-step.
+    (nxt,) = find(html, data_testid="st-next")
+    assert nxt.attrs["href"].startswith("/station?")
+    assert nxt.attrs["href"].endswith("&sub=4#stepthrough")
+    # The step-through sits right after the evidence panel.
+    assert html.index('id="panel-evidence"') < html.index(' id="stepthrough"')
+    assert html.index(' id="stepthrough"') < html.index('id="step-06"')
+    # ... and it puts no style attribute and no inline script on the page (CSP).
+    part = html.split('id="stepthrough"', 1)[1].split("</section>", 1)[0]
+    assert " style=" not in part
+    assert "<script" not in part
+
+
+def test_the_partial_renders_nothing_until_the_view_has_a_stepthrough(
+    client: TestClient,
+) -> None:
+    """Before the wiring, the page renders without the step-through (and without error)."""
+    r = client.get(f"/station?{PREDICTED}&sub=1")
+    assert r.status_code == 200
+    if not WIRED:
+        assert 'id="stepthrough"' not in r.text
+
+
+@needs_wiring
+def test_the_wired_page_shows_the_step_through(client: TestClient) -> None:
+    r = client.get(f"/station?{SKIP}&sub=2")
+    assert r.status_code == 200
+    view = r.context["view"]
+    assert view.stepthrough.narration == DEFAULT_NARRATIONS[2]
+    assert 'id="stepthrough"' in r.text
+    assert "Step 3 of 5" in r.text
+    locked = client.get("/station?sub=2")
+    (root,) = find(locked.text, id="stepthrough")
+    assert "hidden" in root.attrs
+    # The page's status follows the state's problems; the message is shown in place.
+    far = client.get(f"/station?{SKIP}&sub=30")
+    assert "sub must be from 0 to 4 for block 1" in unescape(far.text)
+
+
+def test_the_view_model_is_frozen_and_formatted() -> None:
+    state = parse_state(parse_qsl(f"{SKIP}&sub=1"))
+    trace = cached_trace(Settings())
+    st = stepthrough_view(state, trace, selected_block(state, trace))
+    with pytest.raises(AttributeError):
+        st.narration = "x"  # type: ignore[misc]
+    for row in st.rows:
+        for value in (row.q, row.p, row.ratio, row.threshold, row.u):
+            assert isinstance(value, str)
