@@ -8,6 +8,7 @@ what route memory holds for each (read in the browser; the server stores nothing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,24 +31,25 @@ def station_manifest(request: Request) -> dict[str, Any]:
 
 
 # The contract files are documents, not API operations: kept out of the OpenAPI description.
-@router.get("/route-memory.schema.json", include_in_schema=False)
-def memory_schema() -> FileResponse:
-    return FileResponse(DOCS / "route-memory.schema.json", media_type="application/schema+json")
+SCHEMA = "application/schema+json"
+MARKDOWN = "text/markdown; charset=utf-8"
+DOCUMENTS = {
+    "/route-memory.schema.json": ("route-memory.schema.json", SCHEMA),
+    "/station-manifest.schema.json": ("station-manifest.schema.json", SCHEMA),
+    "/route-memory.md": ("route-memory.md", MARKDOWN),
+    "/architecture.md": ("ARCHITECTURE.md", MARKDOWN),
+}
 
 
-@router.get("/station-manifest.schema.json", include_in_schema=False)
-def manifest_schema() -> FileResponse:
-    return FileResponse(DOCS / "station-manifest.schema.json", media_type="application/schema+json")
+def _document(name: str, media_type: str) -> Callable[[], FileResponse]:
+    def serve() -> FileResponse:
+        return FileResponse(DOCS / name, media_type=media_type)
+
+    return serve
 
 
-@router.get("/architecture.md", include_in_schema=False)
-def architecture_note() -> FileResponse:
-    return FileResponse(DOCS / "ARCHITECTURE.md", media_type="text/markdown; charset=utf-8")
-
-
-@router.get("/route-memory.md", include_in_schema=False)
-def memory_contract() -> FileResponse:
-    return FileResponse(DOCS / "route-memory.md", media_type="text/markdown; charset=utf-8")
+for _path, (_name, _media) in DOCUMENTS.items():
+    router.add_api_route(_path, _document(_name, _media), methods=["GET"], include_in_schema=False)
 
 
 @router.get(

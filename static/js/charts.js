@@ -2,6 +2,8 @@
 // exported copy carries each element's computed paint as attributes (and any pattern it
 // borrows from another chart), which makes the file look the same outside the page.
 
+import { saveBlob } from "./download.js";
+
 const PAINT = ["fill", "stroke", "stroke-width", "stroke-dasharray", "opacity", "font-size", "font-family", "font-weight"];
 
 function standalone(svg) {
@@ -35,17 +37,6 @@ function standalone(svg) {
   return copy;
 }
 
-function save(blob, name) {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
 function toPng(text, width, height, name) {
   const scale = 2; // crisp on slides and projectors
   const image = new Image();
@@ -59,7 +50,7 @@ function toPng(text, width, height, name) {
     ctx.fillRect(0, 0, canvas.width, canvas.height);
     ctx.drawImage(image, 0, 0, canvas.width, canvas.height);
     URL.revokeObjectURL(url);
-    canvas.toBlob((blob) => blob && save(blob, name), "image/png");
+    canvas.toBlob((blob) => blob && saveBlob(blob, name), "image/png");
   };
   image.src = url;
 }
@@ -72,7 +63,7 @@ export function startChartDownloads() {
     if (!svg) return;
     const name = `station08-${svg.dataset.chart || "chart"}`;
     const text = new XMLSerializer().serializeToString(standalone(svg));
-    if (button.dataset.download === "svg") save(new Blob([text], { type: "image/svg+xml" }), `${name}.svg`);
+    if (button.dataset.download === "svg") saveBlob(new Blob([text], { type: "image/svg+xml" }), `${name}.svg`);
     else toPng(text, svg.viewBox.baseVal.width, svg.viewBox.baseVal.height, `${name}.png`);
   });
 }

@@ -6,6 +6,7 @@ import {
   entryProblems, exportAll, exportProblems, keyOf, read, readAll, safeStationUrl,
   storage, titleOf, write,
 } from "./memory.js";
+import { saveBlob } from "./download.js";
 
 const WORKLOAD = [
   ["ttft_ms", "ttftMs"],
@@ -131,17 +132,6 @@ function renderStudy(store) {
   list.replaceChildren(...readAll(store).map(studyItem));
 }
 
-function download(name, text) {
-  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
 async function importFile(store, file) {
   if (file.size > 10 * 64 * 1024) return `Not imported: the file is too large (${file.size} bytes).`;
   let doc;
@@ -170,7 +160,7 @@ function wireStudy(store) {
   });
   $("export-memory").addEventListener("click", () => {
     const doc = exportAll(store);
-    download(`route-memory-${doc.exportedAt.slice(0, 10)}.json`, JSON.stringify(doc, null, 2));
+    saveBlob(new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" }), `route-memory-${doc.exportedAt.slice(0, 10)}.json`);
     say("study-status", `Exported ${doc.entries.length} checkpoint${doc.entries.length === 1 ? "" : "s"}.`);
   });
   $("import-memory").addEventListener("change", async (event) => {

@@ -154,3 +154,20 @@ def screenshot(page: Page, name: str) -> Path:
     page.screenshot(path=path, full_page=True)
     assert path.stat().st_size > 0
     return path
+
+
+# --------------------------------------------------------------------------- storage
+
+
+def seed_storage(page: Page, items: dict[str, str]) -> None:
+    """Write raw localStorage values on the station's origin before the page under test loads."""
+    page.goto("/healthz")
+    page.evaluate(
+        "items => { localStorage.clear(); for (const [k, v] of Object.entries(items)) localStorage.setItem(k, v); }",
+        items,
+    )
+
+
+def storage_of(page: Page) -> dict[str, str]:
+    stored: dict[str, str] = page.evaluate("() => Object.fromEntries(Object.entries(localStorage))")
+    return stored

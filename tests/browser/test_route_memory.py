@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.browser.helpers import PREDICTED_URL, ROOT, axe
+from tests.browser.helpers import PREDICTED_URL, ROOT, axe, seed_storage, storage_of
 
 SCHEMA = json.loads((ROOT / "docs" / "route-memory.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
@@ -31,19 +31,6 @@ def serving_entry(**workload: object) -> dict[str, object]:
         "savedAt": "2026-11-29T08:00:00.000Z",
         "checkpoint": {"object": "route:ai-lab/transformers/serving", "workload": body},
     }
-
-
-def seed_storage(page: Page, items: dict[str, str]) -> None:
-    """Write raw localStorage values on the station's origin before the page under test loads."""
-    page.goto("/healthz")
-    page.evaluate(
-        "items => { localStorage.clear(); for (const [k, v] of Object.entries(items)) localStorage.setItem(k, v); }",
-        items,
-    )
-
-
-def storage_of(page: Page) -> dict[str, str]:
-    return page.evaluate("() => Object.fromEntries(Object.entries(localStorage))")
 
 
 def save(page: Page) -> dict[str, object]:

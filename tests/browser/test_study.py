@@ -14,7 +14,7 @@ from datetime import datetime
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.browser.helpers import PREDICTED, BrowserMonitor, axe
+from tests.browser.helpers import PREDICTED, BrowserMonitor, axe, seed_storage, storage_of
 
 KEY = "tsl.study.speculative-decoding"
 BACKUP = re.compile(rf"^{re.escape(KEY)}\.backup\.\d{{4}}-\d\d-\d\dT")
@@ -29,19 +29,6 @@ def expect_422(monitor: BrowserMonitor) -> None:
         r"^Failed to load resource: the server responded with a status of 422 "
         r"\(Unprocessable Entity\)$"
     )
-
-
-def seed_storage(page: Page, items: dict[str, str]) -> None:
-    """Write raw localStorage values on the station's origin before the page under test loads."""
-    page.goto("/healthz")
-    page.evaluate(
-        "items => { localStorage.clear(); for (const [k, v] of Object.entries(items)) localStorage.setItem(k, v); }",
-        items,
-    )
-
-
-def storage_of(page: Page) -> dict[str, str]:
-    return page.evaluate("() => Object.fromEntries(Object.entries(localStorage))")
 
 
 def open_study(page: Page, url: str = "/study") -> None:
