@@ -231,9 +231,10 @@ def state_query(state: StationState) -> dict[str, str]:
             if value is not None:
                 out[name] = "yes" if value else "no"
         out["base"] = encode_base(pred.base)
+    out.update(state.options.query())
+    # The selected block comes last, so a page can write one link per block by appending it.
     if state.block is not None:
         out["block"] = str(state.block)
-    out.update(state.options.query())
     return out
 
 

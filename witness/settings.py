@@ -4,6 +4,7 @@ the command line and every validation message, so a range is written in exactly 
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import (
@@ -124,8 +125,20 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+@cache
+def _bounds(name: str) -> tuple[tuple[str, Any], ...]:
+    return tuple(_read_bounds(name).items())
+
+
 def field_bounds(name: str) -> dict[str, Any]:
-    """The bounds of one field as plain values: kind, min, max, step, exclusive-min flag."""
+    """The bounds of one field as plain values: kind, min, max, step, exclusive-min flag.
+
+    Read once per field from the model (the model never changes), returned as a fresh dict.
+    """
+    return dict(_bounds(name))
+
+
+def _read_bounds(name: str) -> dict[str, Any]:
     info: FieldInfo = Settings.model_fields[name]
     out: dict[str, Any] = {"kind": _kind(info), "default": info.default}
     for meta in info.metadata:

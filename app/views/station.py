@@ -111,8 +111,12 @@ def station_view(state: StationState, app: AppSettings, *, with_sweep: bool = Tr
     next_state = replace(state, settings=s.model_copy(update={"seed": next_seed}), block=None)
     evidence = invariant = verdict = None
     if revealed:
+        # One link per block: the canonical query without a block, then `block=N` (it is
+        # always last), instead of re-encoding the whole state for every block.
+        page, fragment = state.url(block=None), state.url("/station/evidence", block=None)
+        sep = "&" if "?" in page else "?"
         hrefs = tuple(
-            (state.url(block=b.index), state.url("/station/evidence", block=b.index))
+            (f"{page}{sep}block={b.index}", f"{fragment}{sep}block={b.index}")
             for b in trace.blocks
         )
         evidence = evidence_view(trace, s, selected, quick_check(s), hrefs)
