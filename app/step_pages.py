@@ -5,7 +5,8 @@ rendered from a small context with the attribute names of StationView that the p
 reads. It answers with HX-Replace-Url set to the full page URL (/station?...&sub=N), so a
 reload, Back or a copied link gives the whole page at the same sub-step. The sub-step's
 narration is swapped into the page's live region out of band, except when the step-through
-itself asks for a silent refresh (HX-Trigger: stepthrough, after a slider moved the state).
+itself asks for a silent refresh (HX-Trigger: stepthrough, after a slider moved the state),
+which leaves the address bar alone too (HX-Replace-Url: false).
 A value the station cannot use answers 422 with the message in place, never a 500.
 """
 
@@ -45,9 +46,13 @@ class StepContext:
     problems: tuple[FieldProblem, ...]
 
 
-def step_context(state: StationState) -> StepContext:
+def step_context(state: StationState, live: bool = True) -> StepContext:
+    """``live`` False: the silent refresh after a slider move (no narration, no complaint
+    that the sub-step is past a block that has just become shorter)."""
     trace = cached_trace(state.settings)
-    view = stepthrough_view(state, trace, selected_block(state, trace), all_problems=True)
+    view = stepthrough_view(
+        state, trace, selected_block(state, trace), all_problems=True, clamp_quietly=not live
+    )
     return StepContext(state, state.settings, trace, view, view.narration, state.problems)
 
 
@@ -59,7 +64,7 @@ def make_step_renderer(templates: Jinja2Templates) -> StepRenderer:
 
     @lru_cache(maxsize=RENDER_CACHE)
     def render(state: StationState, live: bool) -> tuple[str, StepContext]:
-        context = step_context(state)
+        context = step_context(state, live)
         body = templates.get_template(TEMPLATE).render(view=context, st_fragment=True, st_live=live)
         return body, context
 
@@ -88,6 +93,8 @@ def step(request: Request) -> Response:
         {"request": request, "view": context, "st_fragment": True, "st_live": live},
         status_code=status,
     )
-    response.headers["HX-Replace-Url"] = context.stepthrough.page_url
+    # A silent refresh follows the address bar, it never sets it: the evidence answer that
+    # asked for it has set it already, and a later one may have moved it on since.
+    response.headers["HX-Replace-Url"] = context.stepthrough.page_url if live else "false"
     response.headers["Vary"] = "HX-Request, HX-Trigger"
     return response

@@ -20,6 +20,7 @@ from app.views.controls import ControlsView, controls_view
 from app.views.evidence import EvidenceView, default_block, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
 from app.views.slice import SliceView, slice_view
+from app.views.stepthrough import StepThroughView, stepthrough_view
 from app.views.sweep_chart import SweepChart, sweep_chart
 from witness import RequestTrace, Settings, serve_request
 from witness.evaluation import FirstTokenCheck, first_token_check
@@ -97,6 +98,7 @@ class StationView:
     carry_prediction: dict[str, str]
     carry: tuple[CarryRow, ...]
     classroom: ClassroomView
+    stepthrough: StepThroughView
     sweep: SweepChart | None  # drawn on the full page once the evidence is open
     slice: SliceView | None  # the evaluation slice, when asked for (?slice=1)
 
@@ -154,6 +156,7 @@ def station_view(state: StationState, app: AppSettings, *, with_sweep: bool = Tr
         carry_prediction=_without(state.query(), (*PREDICTION_FIELDS, "block")),
         carry=carry_rows(state),
         classroom=classroom_view(state),
+        stepthrough=stepthrough_view(state, trace, selected),
         sweep=sweep_chart(s) if revealed and with_sweep else None,
         slice=slice_view(s) if revealed and with_sweep and state.options.slice else None,
     )

@@ -101,9 +101,8 @@ class StepThroughView:
     output_note: str
     gauge: Gauge | None  # u against min(1, p/q) at a check sub-step
     ending: Ending | None  # at the last sub-step
-    start: NavLink
     back: NavLink
-    next: NavLink
+    next: NavLink  # "Start" while the step-through is closed
     reset: NavLink
     close: NavLink
     problems: tuple[str, ...]  # shown in place; the fragment route answers 422 with them
@@ -117,20 +116,23 @@ def selected_block(state: StationState, trace: RequestTrace) -> int:
     return default_block(trace)
 
 
-def sub_step_count(block: BlockTrace, verify: bool) -> int:
-    """2 + checked drafts + 1: draft, target pass, one per checked draft, the ending."""
-    checked = sum(d.accepted is not None for d in block.drafts) if verify else 0
-    return 2 + checked + 1
-
-
 def stepthrough_view(
-    state: StationState, trace: RequestTrace, selected: int, *, all_problems: bool = False
+    state: StationState,
+    trace: RequestTrace,
+    selected: int,
+    *,
+    all_problems: bool = False,
+    clamp_quietly: bool = False,
 ) -> StepThroughView:
     """The step-through of block ``selected`` at sub-step ``state.options.sub``.
 
     ``all_problems``: the fragment route shows every problem of the query in place (it is the
     only part of the page that changes); the full page shows the others at the top, so there
     only the sub-step's own problems are repeated here.
+
+    A sub-step past the block's last one is shown as the last one, and said so in place;
+    ``clamp_quietly`` leaves the message out, for the refresh that follows a slider move
+    (a shorter k is the learner's move, not a bad link).
     """
     s = state.settings
     block = trace.blocks[selected]
@@ -138,11 +140,12 @@ def stepthrough_view(
     count = len(kinds)
     problems = [p.message for p in state.problems if all_problems or p.field == "sub"]
     sub = state.options.sub
-    if sub is not None and sub >= count:
+    if sub is not None and sub >= count and not clamp_quietly:
         problems.append(
             f"sub must be from 0 to {count - 1} for block {block.index + 1}, which has {count} "
             f"sub-steps (got {sub}); the last sub-step is shown"
         )
+    if sub is not None and sub >= count:
         sub = count - 1
     revealed = state.prediction is not None
     narrations = tuple(
@@ -171,7 +174,9 @@ def stepthrough_view(
         intro=_intro(block, s.verify, count),
         steps=steps,
         current=current,
-        progress=f"Step {sub + 1} of {count}" if sub is not None else f"{count} steps",
+        progress=f"Step {sub + 1} of {count}"
+        if sub is not None
+        else f"Not started: {count} sub-steps",
         rows=_rows(block, s.verify, kinds, sub),
         p_known=sub is not None and sub >= 1 and s.verify,
         p_missing="not yet" if s.verify else "not computed",
@@ -179,7 +184,6 @@ def stepthrough_view(
         output_note=_output_note(block, kinds, sub),
         gauge=_gauge(block, kinds, sub),
         ending=_ending(block, s.verify, s.repair) if sub == count - 1 else None,
-        start=link("Start the step-through", 0),
         back=link("Back", sub - 1) if sub is not None and sub > 0 else none,
         next=(
             link("Next", sub + 1)

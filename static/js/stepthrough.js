@@ -32,11 +32,21 @@ function enabledLink(id) {
 function follow(id, automatic = false) {
   const link = enabledLink(id);
   if (!link) return false;
-  autoClick = automatic;
-  try {
-    link.click();
-  } finally {
-    autoClick = false;
+  if (!automatic) stop();
+  const fragment = link.getAttribute("hx-get");
+  if (window.htmx && fragment) {
+    // Straight through htmx (the same request the link's own click makes), so a link that
+    // htmx has not wired up yet is never followed as a whole-page load by mistake.
+    window.htmx
+      .ajax("GET", fragment, { source: link, target: `#${ROOT_ID}`, swap: "outerHTML" })
+      .catch(stop); // a lost request stops the playback; htmx has reported it already
+  } else {
+    autoClick = automatic;
+    try {
+      link.click();
+    } finally {
+      autoClick = false;
+    }
   }
   return true;
 }
@@ -56,7 +66,9 @@ function schedule() {
   window.clearTimeout(timer);
   if (!playing) return;
   timer = window.setTimeout(() => {
-    if (playing && !follow("st-next", true)) stop();
+    if (!playing) return;
+    if (inFlight) schedule(); // a refresh is landing: step once it has
+    else if (!follow("st-next", true)) stop();
   }, INTERVAL_MS);
 }
 
@@ -76,7 +88,7 @@ function isField(el) {
 }
 
 function scrollsSideways(el) {
-  return el.classList.contains("table-wrap") && el.scrollWidth > el.clientWidth;
+  return el.matches(".table-wrap, .chart") && el.scrollWidth > el.clientWidth;
 }
 
 function onKeydown(event) {
@@ -154,8 +166,10 @@ function onBeforeRequest(event) {
 }
 
 function onStepDone(event) {
-  // Only the newest request counts; one that failed leaves no key waiting.
-  if (isStep(event.detail) && event.detail.xhr === inFlight) {
+  // A step that arrived is done when it settles (onAfterSettle); one that failed is done
+  // now, and leaves no key waiting.
+  const detail = event.detail;
+  if (isStep(detail) && detail.xhr === inFlight && !detail.successful) {
     inFlight = null;
     pending = "";
   }
@@ -180,6 +194,27 @@ function onConfigRequest(event) {
   else detail.parameters.sub = sub;
 }
 
+// A whole-page form (the prediction, or the instrument without htmx) likewise sends the
+// sub-step the address bar shows, not the one the page was drawn with.
+function onSubmit(event) {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || form.method.toLowerCase() !== "get" || !root()) return;
+  if (!["/station", "/station/predict"].includes(new URL(form.action, window.location.href).pathname)) return;
+  const sub = new URLSearchParams(window.location.search).get("sub");
+  let field = form.querySelector("input[type=hidden][name='sub']");
+  if (sub === null || sub === "") {
+    if (field) field.remove();
+    return;
+  }
+  if (!field) {
+    field = document.createElement("input");
+    field.type = "hidden";
+    field.name = "sub";
+    form.append(field);
+  }
+  field.value = sub;
+}
+
 // After a slider or a block link moved the state, the step-through shows the new block.
 // (When the evidence fragment already carries the step-through out of band, its page URL
 // matches and nothing more is asked.) The refresh names the root as its trigger, so the
@@ -191,7 +226,9 @@ function onAfterRequest(event) {
   const page = detail.xhr ? detail.xhr.getResponseHeader("HX-Replace-Url") : null;
   if (!r || !page || r.dataset.page === page || !window.htmx) return;
   const url = new URL(page, window.location.href);
-  window.htmx.ajax("GET", `/station/step${url.search}`, { source: r, target: r, swap: "outerHTML" });
+  window.htmx
+    .ajax("GET", `/station/step${url.search}`, { source: r, target: r, swap: "outerHTML" })
+    .catch(() => {}); // the page stays as it was; htmx has reported the failure already
 }
 
 export function startStepThrough() {
@@ -202,6 +239,7 @@ export function startStepThrough() {
   document.addEventListener("htmx:afterSwap", onAfterSwap);
   document.addEventListener("htmx:afterSettle", onAfterSettle);
   document.addEventListener("htmx:configRequest", onConfigRequest);
+  document.addEventListener("submit", onSubmit);
   document.addEventListener("htmx:afterRequest", onAfterRequest);
   document.addEventListener("htmx:beforeRequest", onBeforeRequest);
   document.addEventListener("htmx:afterRequest", onStepDone);

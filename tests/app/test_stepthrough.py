@@ -103,9 +103,7 @@ def test_each_sub_step_of_the_default_block_is_narrated(client: TestClient) -> N
         assert live_of(r.text) == sentence
         assert st.progress == f"Step {sub + 1} of 5"
         assert f"Step {sub + 1} of 5" in r.text
-        assert [s.status for s in st.steps] == (
-            ["done"] * sub + ["current"] + ["todo"] * (4 - sub)
-        )
+        assert [s.status for s in st.steps] == (["done"] * sub + ["current"] + ["todo"] * (4 - sub))
 
 
 def test_the_sub_steps_are_listed_with_the_current_one_marked_not_by_colour_alone(
@@ -259,6 +257,8 @@ def test_closed_the_step_through_offers_to_start(client: TestClient) -> None:
     (start,) = find(r.text, data_testid="st-next")
     assert query_of(start.attrs["href"])["sub"] == "0"
     assert 'data-testid="st-stage"' not in r.text
+    assert st.progress == "Not started: 5 sub-steps"
+    assert not find(r.text, data_testid="st-back")
 
 
 def test_the_silent_refresh_leaves_the_live_region_alone(client: TestClient) -> None:
@@ -267,7 +267,22 @@ def test_the_silent_refresh_leaves_the_live_region_alone(client: TestClient) -> 
     quiet = step(client, f"{SKIP}&sub=2", **{"HX-Request": "true", "HX-Trigger": "stepthrough"})
     assert quiet.status_code == 200
     assert 'id="live"' not in quiet.text
+    # ... and the address bar: the evidence answer that asked for it has set it already.
+    assert quiet.headers["HX-Replace-Url"] == "false"
+    assert loud.headers["HX-Replace-Url"].endswith("&sub=2")
     assert narration_of(quiet.text) == DEFAULT_NARRATIONS[2]
+
+
+def test_after_a_slider_shortened_the_block_the_refresh_shows_its_last_sub_step(
+    client: TestClient,
+) -> None:
+    """The learner was at sub-step 9 of a long block and moved k down: not a bad link."""
+    quiet = step(client, f"{SKIP}&sub=9", **{"HX-Request": "true", "HX-Trigger": "stepthrough"})
+    assert quiet.status_code == 200
+    st = st_of(quiet)
+    assert st.problems == ()
+    assert st.progress == "Step 5 of 5"
+    assert 'data-testid="stepthrough-error"' not in quiet.text
 
 
 # --------------------------------------------------------------------------- bad values
@@ -464,7 +479,7 @@ def test_the_partial_renders_nothing_until_the_view_has_a_stepthrough(
 def test_the_wired_page_shows_the_step_through(client: TestClient) -> None:
     r = client.get(f"/station?{SKIP}&sub=2")
     assert r.status_code == 200
-    view = r.context["view"]
+    view = r.context["view"]  # type: ignore[attr-defined]
     assert view.stepthrough.narration == DEFAULT_NARRATIONS[2]
     assert 'id="stepthrough"' in r.text
     assert "Step 3 of 5" in r.text
