@@ -9,6 +9,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from app import api, pages, route_pages, step_pages, study_pages
+from app.compression import Compress
 from app.config import AppSettings, get_settings
 from app.rendering import make_renderer
 from app.security import SecurityHeaders
@@ -48,5 +49,8 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
+    # Learners are often on poor networks: compress pages and fragments (a whole station page
+    # is ~10x smaller gzipped); tiny answers such as /healthz are left as they are.
+    app.add_middleware(Compress, minimum_size=1024)
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
     return app

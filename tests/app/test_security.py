@@ -55,3 +55,12 @@ def test_the_page_has_no_inline_script_or_style_and_no_other_origin(client: Test
     assert not handlers, f"inline event handlers: {handlers[:3]}"
     for url in re.findall(r'(?:src|href|action)="([^"]+)"', html):
         assert url.startswith(("/", "#")), f"{url} leaves the station's origin"
+
+
+def test_pages_are_compressed_and_keep_their_headers(client: TestClient) -> None:
+    page = client.get("/station?pred=skip", headers={"Accept-Encoding": "gzip"})
+    assert page.headers["content-encoding"] == "gzip"
+    assert page.num_bytes_downloaded * 3 < len(page.content)  # at least 3x smaller on the wire
+    assert page.headers["content-security-policy"].startswith("default-src 'self'")
+    assert page.context["view"].settings.k == 4  # type: ignore[attr-defined]
+    assert "content-encoding" not in client.get("/healthz").headers  # too small to bother
