@@ -5,12 +5,10 @@ from __future__ import annotations
 import uvicorn
 
 from app.config import get_settings
-from witness.lm import tiny_models
 
 
 def main() -> None:
     settings = get_settings()
-    tiny_models()  # fit before the first request, so no learner waits for it
     print(f"Station 08 · Speculative decoding: http://{settings.host}:{settings.port}/", flush=True)
     uvicorn.run(
         "app.main:create_app",

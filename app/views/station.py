@@ -118,8 +118,7 @@ def station_view(state: StationState, app: AppSettings, *, with_sweep: bool = Tr
         page, fragment = state.url(block=None), state.url("/station/evidence", block=None)
         sep = "&" if "?" in page else "?"
         hrefs = tuple(
-            (f"{page}{sep}block={b.index}", f"{fragment}{sep}block={b.index}")
-            for b in trace.blocks
+            (f"{page}{sep}block={b.index}", f"{fragment}{sep}block={b.index}") for b in trace.blocks
         )
         evidence = evidence_view(trace, s, selected, quick_check(s), hrefs)
         invariant = invariant_view(trace, s)
