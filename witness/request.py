@@ -228,14 +228,22 @@ def _serve_block(
         p_rows.append(p_i)
         q_rows.append(q_i)
     p_rows.append(rows.target(context + draft))  # the bonus position, same target pass
+    residuals: dict[int, FloatArray] = {}
+
+    def residual_at(i: int) -> FloatArray:  # drawn from at a rejection, drawn in the picture
+        if i not in residuals:
+            residuals[i] = residual_unchecked(p_rows[i], q_rows[i])
+        return residuals[i]
+
     result = verify_unchecked(
-        np.array(p_rows),
-        np.array(q_rows),
-        np.array(draft, dtype=np.intp),
+        p_rows,
+        q_rows,
+        draft,
         u_accept,
         u_final,
         verify=s.verify,
         repair=s.repair,
+        residual_at=residual_at,
     )
     steps = tuple(
         _draft_step(models, i, draft[i], p_rows[i], q_rows[i], float(u_accept[i]), result)
@@ -244,7 +252,9 @@ def _serve_block(
     room = s.tokens - len(out)
     kinds = _kinds(result)[:room]
     focus = result.first_rejection if result.first_rejection is not None else s.k - 1
-    bars, top = _repair_picture(models, p_rows[focus], q_rows[focus], draft[focus])
+    bars, top = _repair_picture(
+        models, p_rows[focus], q_rows[focus], draft[focus], residual_at(focus)
+    )
     rejected = result.first_rejection
     final = result.repair_token if result.repair_token is not None else result.bonus_token
     trace = BlockTrace(
@@ -292,10 +302,9 @@ def _kinds(r: BlockResult) -> tuple[Kind, ...]:
 
 
 def _repair_picture(
-    models: TinyModels, p: FloatArray, q: FloatArray, drafted: int
+    models: TinyModels, p: FloatArray, q: FloatArray, drafted: int, r: FloatArray
 ) -> tuple[tuple[Bar, ...], tuple[tuple[str, float], ...]]:
     """Bars of p, q, min(p, q) and the residual over the tokens that carry the picture."""
-    r = residual_unchecked(p, q)
     overlap = np.minimum(p, q)
     # The drafted token, the residual's top tokens, then whatever either model likes most.
     liked = np.argsort(-np.maximum(p, q), kind="stable")[:BAR_TOKENS]

@@ -6,6 +6,7 @@ pure function; `simulate_blocks` and `serve_request` decide where the randomness
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -93,25 +94,33 @@ def verify_block(
 
 
 def verify_unchecked(
-    p: NDArray[np.float64],
-    q: NDArray[np.float64],
-    x: NDArray[np.intp],
+    p: Sequence[NDArray[np.float64]] | NDArray[np.float64],
+    q: Sequence[NDArray[np.float64]] | NDArray[np.float64],
+    x: Sequence[int] | NDArray[np.intp],
     uu: NDArray[np.float64],
     u_repair: float,
     *,
     verify: bool,
     repair: bool,
+    residual_at: Callable[[int], NDArray[np.float64]] | None = None,
 ) -> BlockResult:
-    """`verify_block` for callers whose rows are already valid (the served request)."""
-    k = x.shape[0]
+    """`verify_block` for callers whose rows are already valid (the served request).
+
+    Rows may be a stacked array or a list of rows (no copy is needed to verify a block), and
+    ``residual_at(i)`` lets a caller that will draw the residual itself share one copy.
+    """
+    k = len(x)
     if not verify:
         return BlockResult(k, None, tuple(int(t) for t in x), None, None, verified=False)
     for i in range(k):
-        p_x, q_x = float(p[i, x[i]]), float(q[i, x[i]])
+        p_x, q_x = float(p[i][x[i]]), float(q[i][x[i]])
         if q_x <= 0.0:
             raise ValueError(f"drafted token {int(x[i])} at position {i} has q = 0")
         if not accepts(float(uu[i]), p_x, q_x):
-            law = residual_unchecked(p[i], q[i]) if repair else p[i]
+            if repair:
+                law = residual_at(i) if residual_at else residual_unchecked(p[i], q[i])
+            else:
+                law = p[i]
             token = int(sample_inverse_cdf(law, u_repair))
             return BlockResult(i, i, (*(int(t) for t in x[:i]), token), token, None)
     bonus = int(sample_inverse_cdf(p[k], u_repair))
