@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from app.presets import BY_ID, PRESETS
 from app.state import StationState
@@ -58,10 +59,20 @@ def preset_state(state: StationState, preset_id: str) -> StationState:
     )
 
 
-def classroom_view(state: StationState) -> ClassroomView:
-    links = tuple(
+@lru_cache(maxsize=256)
+def _preset_links(state: StationState) -> tuple[PresetLink, ...]:
+    return tuple(
         PresetLink(p.id, p.title, preset_state(state, p.id).url(), p.id == state.options.preset)
         for p in PRESETS
+    )
+
+
+def classroom_view(state: StationState) -> ClassroomView:
+    # Preset links keep the workload, the prediction and the view options but replace the
+    # instrument, so a slider move (a new instrument) reuses the links already written.
+    workload = {f: getattr(state.settings, f) for f in ("prompt", "ttft_ms", "tpot_ms", "tokens")}
+    links = _preset_links(
+        replace(state, settings=Settings(**workload), block=None, given=frozenset())
     )
     current = None
     if state.options.preset:
