@@ -306,15 +306,15 @@ def _repair_picture(
 ) -> tuple[tuple[Bar, ...], tuple[tuple[str, float], ...]]:
     """Bars of p, q, min(p, q) and the residual over the tokens that carry the picture."""
     overlap = np.minimum(p, q)
+    top_ids = np.argsort(-r, kind="stable")[:RESIDUAL_TOP]
     # The drafted token, the residual's top tokens, then whatever either model likes most.
     liked = np.argsort(-np.maximum(p, q), kind="stable")[:BAR_TOKENS]
-    order = [drafted, *np.argsort(-r, kind="stable")[:3], *liked]
+    order = [drafted, *top_ids[:3], *liked]
     picked = list(dict.fromkeys(int(t) for t in order))[:BAR_TOKENS]
     bars = tuple(
         Bar(models.vocab[t], float(p[t]), float(q[t]), float(overlap[t]), float(r[t]))
         for t in picked
     )
-    top_ids = np.argsort(-r, kind="stable")[:RESIDUAL_TOP]
     top = tuple((models.vocab[int(t)], float(r[t])) for t in top_ids if r[t] > 0)
     return bars, top
 
