@@ -14,10 +14,11 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from witness.keys import Stream, uniforms
+from witness.keys import Stream
 from witness.lm import TinyModels, detokenize, tiny_models
 from witness.rule import BlockResult, verify_unchecked
 from witness.settings import Settings
+from witness.simulate import block_uniforms
 from witness.theory import (
     expected_speedup,
     greedy_distribution,
@@ -168,13 +169,13 @@ def serve_request(settings: Settings) -> RequestTrace:
     blocks: list[BlockTrace] = []
     p_seen: list[FloatArray] = []
     q_seen: list[FloatArray] = []
-    # Every block emits at least one token, so `tokens` blocks always suffice; drawing all
-    # the keyed uniforms at once costs one vectorised call per stream instead of three a block.
-    grid = (np.arange(settings.tokens)[:, None], np.arange(settings.k)[None, :])
+    # Every block emits at least one token, so `tokens` blocks always suffice; the keyed
+    # uniforms come as whole grids (shared with simulate_blocks, cached per seed).
+    n, k = settings.tokens, settings.k
     draws = _Draws(
-        uniforms(settings.seed, *grid, Stream.DRAFT),
-        uniforms(settings.seed, *grid, Stream.ACCEPT),
-        uniforms(settings.seed, grid[0][:, 0], 0, Stream.FINAL),
+        block_uniforms(settings.seed, n, k, Stream.DRAFT),
+        block_uniforms(settings.seed, n, k, Stream.ACCEPT),
+        block_uniforms(settings.seed, n, 1, Stream.FINAL)[:, 0],
     )
     while len(out) < settings.tokens:
         trace, p_block, q_block = _serve_block(

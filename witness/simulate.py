@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -67,6 +68,18 @@ class Simulation:
         }
 
 
+@lru_cache(maxsize=8)
+def block_uniforms(seed: int, n: int, k: int, stream: Stream) -> FloatArray:
+    """The [n, k] grid of keyed uniforms of blocks 0..n-1, positions 0..k-1 (read-only).
+
+    They depend on the seed alone, not on p or q, so a slider that moves the match reuses
+    the grid of the previous answer instead of mixing 2 x n x k keys again.
+    """
+    grid = uniforms(seed, np.arange(n)[:, None], np.arange(k)[None, :], stream)
+    grid.flags.writeable = False
+    return grid
+
+
 def run_blocks(
     p: ArrayLike,
     q: ArrayLike,
@@ -89,9 +102,8 @@ def run_blocks(
     if k < 1 or n < 1:
         raise ValueError("k and n must be at least 1")
     vocab = pa.shape[0]
-    blocks = np.arange(n)[:, None]
     positions = np.arange(k)[None, :]
-    draft = sample_inverse_cdf(qa, uniforms(seed, blocks, positions, Stream.DRAFT))
+    draft = sample_inverse_cdf(qa, block_uniforms(seed, n, k, Stream.DRAFT))
     if not verify or repair_law is None:
         return Simulation(
             np.bincount(draft[:, 0], minlength=vocab),
@@ -99,10 +111,10 @@ def run_blocks(
             np.full(n, k, dtype=np.int64),
             np.bincount(draft.ravel(), minlength=vocab),
         )
-    ok = accept(uniforms(seed, blocks, positions, Stream.ACCEPT), pa[draft], qa[draft])
+    ok = accept(block_uniforms(seed, n, k, Stream.ACCEPT), pa[draft], qa[draft])
     # Index of the first False per row; k where the whole row was accepted.
     accepted = np.where(ok.all(axis=1), k, np.argmin(ok, axis=1))
-    u_final = uniforms(seed, np.arange(n), 0, Stream.FINAL)
+    u_final = block_uniforms(seed, n, 1, Stream.FINAL)[:, 0]
     rejected = accepted < k
     final = np.empty(n, dtype=np.intp)
     if rejected.any():  # lazily: with p = q nothing is rejected and no residual is formed
