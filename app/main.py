@@ -12,6 +12,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from app import api, pages, route_pages, step_pages, study_pages
+from app.collector import CollectBetweenRequests
 from app.compression import Compress
 from app.config import AppSettings, get_settings
 from app.rendering import make_renderer
@@ -27,14 +28,16 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Start-up: fit the tiny models, then calm the garbage collector.
 
     The render and witness caches keep tens of thousands of small objects alive, and a full
-    collection over them paused a slider answer for 80-250 ms (bench/http.py's p99). Freezing
-    what start-up made and collecting the young generation less often keeps answers inside
-    a frame; memory is still reclaimed, as the caches are bounded.
+    collection over them paused slider answers for 80-250 ms. Freezing what start-up made
+    keeps it out of every collection. The young and middle generations are collected between
+    requests (app/collector.py); these thresholds are the fallback inside one large request
+    (a whole page draws the k sweep: sixteen served requests), and make a full collection
+    wait for a hundred middle ones.
     """
     tiny_models()
     gc.collect()
     gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+    gc.set_threshold(2_000, 10, 100)
     yield
 
 
@@ -74,4 +77,6 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     # is ~10x smaller gzipped); tiny answers such as /healthz are left as they are.
     app.add_middleware(Compress, minimum_size=1024)
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
+    # Outermost, so it runs once the whole response, compressed and with its headers, is sent.
+    app.add_middleware(CollectBetweenRequests)
     return app

@@ -16,7 +16,7 @@ OPTION_FIELDS = ("preset", "view", "embed", "sub", "slice")
 SUB_STEPS_MAX = 40  # draft, one target pass, up to 16 checks, the ending: far below this
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ViewOptions:
     preset: str = ""
     view: str = ""  # "" or "projector"

@@ -7,12 +7,13 @@ set to the full page URL, so reload, back and a copied link always give the whol
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.prediction import apply_intervention
-from app.rendering import RenderedPage
+from app.rendering import RenderedPage, Renderer
 from app.state import Prediction, StationState, parse_state
 
 router = APIRouter(include_in_schema=False)
@@ -27,23 +28,32 @@ def _status(state: StationState) -> int:
     return 422 if state.problems else 200
 
 
-def _render(request: Request, template: str, include_seed: bool = False) -> RenderedPage:
+def _render(
+    request: Request, template: str, include_seed: bool = False, *, fragment: bool = True
+) -> RenderedPage:
     state = _state(request)
-    body, view = request.app.state.render(template, state, include_seed)
-    context = {"request": request, "view": view, "include_seed": include_seed}
-    return RenderedPage(body, template, context, status_code=_status(state))
+    renderer: Renderer = request.app.state.render
+    made = renderer.render(template, state, include_seed)
+
+    def context() -> dict[str, Any]:
+        view = renderer.view(template, state)
+        return {"request": request, "view": view, "include_seed": include_seed}
+
+    response = RenderedPage(made.body, template, context, status_code=_status(state))
+    if fragment:  # reload, back and a copied link must give the whole page
+        response.headers["HX-Replace-Url"] = made.page_url
+    return response
 
 
 @router.get("/")
 @router.get("/station")
 def station(request: Request) -> Response:
-    return _render(request, "station.html")
+    return _render(request, "station.html", fragment=False)
 
 
 @router.get("/station/evidence")
 def evidence(request: Request) -> Response:
     response = _render(request, "fragments_evidence.html", _swap_seed(request))
-    response.headers["HX-Replace-Url"] = response.context["view"].links.page
     response.headers["Vary"] = "HX-Request, HX-Trigger"
     return response
 
@@ -51,17 +61,13 @@ def evidence(request: Request) -> Response:
 @router.get("/station/sweep")
 def sweep(request: Request) -> Response:
     """The draft-length sweep on its own, fetched after the evidence has settled."""
-    response = _render(request, "partials/_sweep.html")
-    response.headers["HX-Replace-Url"] = response.context["view"].links.page
-    return response
+    return _render(request, "partials/_sweep.html")
 
 
 @router.get("/station/slice")
 def evaluation_slice(request: Request) -> Response:
     """The evaluation slice on its own (the page URL it answers for has slice=1)."""
-    response = _render(request, "fragments_slice.html")
-    response.headers["HX-Replace-Url"] = response.context["view"].links.page
-    return response
+    return _render(request, "fragments_slice.html")
 
 
 def _swap_seed(request: Request) -> bool:

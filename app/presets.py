@@ -12,7 +12,7 @@ from typing import Any
 from witness import Settings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Preset:
     id: str
     title: str

@@ -2,14 +2,18 @@
 
 A page or fragment is a pure function of (template, state, app settings), so the rendered
 text is kept in an LRU cache: a class of a hundred learners on the same preset, or one
-learner dragging a slider back and forth, costs one render per distinct state. The cached
-response still tells Starlette's test client which template and context made it, exactly as
-a TemplateResponse does, so client-level tests read the view models.
+learner dragging a slider back and forth, costs one render per distinct state. The cache
+holds the text and the page URL only, not the view models that made it: those are a few
+hundred small objects per state, and every object a cache keeps alive is one more for the
+garbage collector to walk (see app/collector.py). Starlette's test client still learns
+which template and context made a response, exactly as from a TemplateResponse: the
+context is rebuilt for it on demand (it is deterministic), and only for it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -33,7 +37,7 @@ class RenderedPage(HTMLResponse):
         self,
         body: str,
         template: str,
-        context: dict[str, Any],
+        context: Callable[[], dict[str, Any]],
         status_code: int = 200,
         headers: dict[str, str] | None = None,
         background: BackgroundTask | None = None,
@@ -43,7 +47,7 @@ class RenderedPage(HTMLResponse):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if "http.response.debug" in scope.get("extensions", {}):
-            info = {"template": _Named(self.template_name), "context": self.context}
+            info = {"template": _Named(self.template_name), "context": self.context()}
             await send({"type": "http.response.debug", "info": info})
         await super().__call__(scope, receive, send)
 
@@ -55,16 +59,30 @@ class _Named:
         self.name = name
 
 
-Renderer = Callable[[str, StationState, bool], tuple[str, StationView]]
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    body: str
+    page_url: str  # the whole page's URL for this state (HX-Replace-Url)
+
+
+@dataclass(frozen=True, slots=True)
+class Renderer:
+    """Renders (template, state, include_seed) once; `view` rebuilds what made a render."""
+
+    render: Callable[[str, StationState, bool], Rendered]
+    view: Callable[[str, StationState], StationView]
 
 
 def make_renderer(templates: Jinja2Templates, settings: AppSettings) -> Renderer:
-    @lru_cache(maxsize=RENDER_CACHE)
-    def render(template: str, state: StationState, include_seed: bool) -> tuple[str, StationView]:
+    def view(template: str, state: StationState) -> StationView:
         # Fragments answer a slider move: the sweep (sixteen served requests) follows in a
         # request of its own, so only whole pages and the sweep itself draw it.
-        view = station_view(state, settings, with_sweep=template not in LIVE_FRAGMENTS)
-        body = templates.get_template(template).render(view=view, include_seed=include_seed)
-        return body, view
+        return station_view(state, settings, with_sweep=template not in LIVE_FRAGMENTS)
 
-    return render
+    @lru_cache(maxsize=RENDER_CACHE)
+    def render(template: str, state: StationState, include_seed: bool) -> Rendered:
+        made = view(template, state)
+        body = templates.get_template(template).render(view=made, include_seed=include_seed)
+        return Rendered(body, made.links.page)
+
+    return Renderer(render, view)

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 from pydantic import ValidationError
 
@@ -45,13 +46,13 @@ YES_NO = {"yes": True, "no": False}
 BASE_FIELDS = ("match", "k", "draft_cost", "verify", "repair", "greedy")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FieldProblem:
     field: str
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Prediction:
     intervention: Intervention
     expect_faster: bool | None
@@ -59,7 +60,7 @@ class Prediction:
     base: Settings  # the instrument as it stood when the prediction was recorded
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StationState:
     settings: Settings
     prediction: Prediction | None
@@ -76,7 +77,16 @@ class StationState:
 
     def url(self, path: str = "/station", **overrides: Any) -> str:
         q = self.query(**overrides)
-        return f"{path}?{urlencode(q)}" if q else path
+        return f"{path}?{encode_query(q)}" if q else path
+
+
+def encode_query(query: Mapping[str, str]) -> str:
+    """`urllib.parse.urlencode` for str values, with each part's quoting remembered: a page
+    writes dozens of links that share most of their parts."""
+    return "&".join(f"{_quote(k)}={_quote(v)}" for k, v in query.items())
+
+
+_quote = lru_cache(maxsize=1024)(quote_plus)
 
 
 PREDICTION_FIELDS = ("pred", "expect_faster", "expect_kept", "base")
@@ -177,6 +187,7 @@ def _prediction(
     return Prediction(intervention, expectations[0], expectations[1], base)
 
 
+@lru_cache(maxsize=1024)
 def encode_base(s: Settings) -> str:
     """Compact text of the settings an intervention acts on, e.g. "0.6,4,0.1,1,1,0"."""
     return ",".join(
@@ -208,15 +219,7 @@ def decode_base(text: str, current: Settings, problems: list[FieldProblem]) -> S
 
 
 def state_query(state: StationState) -> dict[str, str]:
-    out: dict[str, str] = {}
-    defaults = Settings()
-    # A carried-in workload is spelled out even where it equals a default, so a reload can
-    # never mistake "the link said 30 ms" for "nobody said" and fill it from memory instead.
-    carried = WORKLOAD_FIELDS if (state.origin or state.memory) else ()
-    for name in Settings.model_fields:
-        value = getattr(state.settings, name)
-        if value != getattr(defaults, name) or name in carried:
-            out[name] = _text(value)
+    out = dict(_settings_query(state.settings, bool(state.origin or state.memory)))
     if state.origin:
         out["from"] = state.origin
     if state.memory:
@@ -236,6 +239,22 @@ def state_query(state: StationState) -> dict[str, str]:
     if state.block is not None:
         out["block"] = str(state.block)
     return out
+
+
+@lru_cache(maxsize=1024)
+def _settings_query(settings: Settings, carried: bool) -> tuple[tuple[str, str], ...]:
+    """The settings' part of a query (cached: every link on a page starts with it)."""
+    # A carried-in workload is spelled out even where it equals a default, so a reload can
+    # never mistake "the link said 30 ms" for "nobody said" and fill it from memory instead.
+    spelled = WORKLOAD_FIELDS if carried else ()
+    return tuple(
+        (name, _text(value))
+        for name in Settings.model_fields
+        if (value := getattr(settings, name)) != getattr(_DEFAULTS, name) or name in spelled
+    )
+
+
+_DEFAULTS = Settings()
 
 
 def _text(value: object) -> str:

@@ -34,7 +34,7 @@ ROOT_ID = "stepthrough"  # HX-Trigger of the step-through's own silent refresh
 RENDER_CACHE = 512
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StepContext:
     """What the partial (and _live.html) read from ``view``, named as on StationView."""
 
@@ -56,17 +56,26 @@ def step_context(state: StationState, live: bool = True) -> StepContext:
     return StepContext(state, state.settings, trace, view, view.narration, state.problems)
 
 
-StepRenderer = Callable[[StationState, bool], tuple[str, StepContext]]
+@dataclass(frozen=True, slots=True)
+class RenderedStep:
+    body: str
+    page_url: str
+    has_problems: bool
+
+
+StepRenderer = Callable[[StationState, bool], RenderedStep]
 
 
 def make_step_renderer(templates: Jinja2Templates) -> StepRenderer:
-    """Like app.rendering's page renderer: one render per distinct (state, live) pair."""
+    """Like app.rendering's page renderer: one render per distinct (state, live) pair, and
+    the cache keeps the text, not the context (it is rebuilt for a test client only)."""
 
     @lru_cache(maxsize=RENDER_CACHE)
-    def render(state: StationState, live: bool) -> tuple[str, StepContext]:
+    def render(state: StationState, live: bool) -> RenderedStep:
         context = step_context(state, live)
         body = templates.get_template(TEMPLATE).render(view=context, st_fragment=True, st_live=live)
-        return body, context
+        st = context.stepthrough
+        return RenderedStep(body, st.page_url, bool(st.problems))
 
     return render
 
@@ -85,16 +94,17 @@ def _renderer(request: Request) -> StepRenderer:
 def step(request: Request) -> Response:
     state = parse_state(request.query_params.multi_items())
     live = request.headers.get("hx-trigger") != ROOT_ID
-    body, context = _renderer(request)(state, live)
-    status = 422 if context.stepthrough.problems else 200
+    made = _renderer(request)(state, live)
+
+    def context() -> dict[str, Any]:
+        view = step_context(state, live)
+        return {"request": request, "view": view, "st_fragment": True, "st_live": live}
+
     response = RenderedPage(
-        body,
-        TEMPLATE,
-        {"request": request, "view": context, "st_fragment": True, "st_live": live},
-        status_code=status,
+        made.body, TEMPLATE, context, status_code=422 if made.has_problems else 200
     )
     # A silent refresh follows the address bar, it never sets it: the evidence answer that
     # asked for it has set it already, and a later one may have moved it on since.
-    response.headers["HX-Replace-Url"] = context.stepthrough.page_url if live else "false"
+    response.headers["HX-Replace-Url"] = made.page_url if live else "false"
     response.headers["Vary"] = "HX-Request, HX-Trigger"
     return response

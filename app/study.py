@@ -83,7 +83,7 @@ SYNTHESIS_TEXT = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EvidenceLink:
     """One build-evidence criterion and the part of the station that demonstrates it."""
 
@@ -131,7 +131,7 @@ MAX_ANSWER = 2000  # characters read per answer; the textareas allow no more
 MIN_WORDS = 3  # an answer with no mechanism and fewer words than this is "too short"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Mechanism:
     """A concrete mechanism an answer may name, and the words that name it."""
 
@@ -143,7 +143,7 @@ def _m(label: str, *alternatives: str) -> Mechanism:
     return Mechanism(label, re.compile("|".join(alternatives), re.IGNORECASE))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Field:
     """One field of `designOutline()`: its names, the mechanisms it accepts, and the hint."""
 
@@ -369,7 +369,7 @@ VAGUE = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FieldFeedback:
     key: str
     name: str
@@ -389,7 +389,7 @@ class FieldFeedback:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OutlineFeedback:
     draft_strategy: FieldFeedback
     verification: FieldFeedback

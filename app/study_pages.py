@@ -44,7 +44,7 @@ def study_view(request: Request) -> Response:
 # --------------------------------------------------------------------------- worksheet
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     label: str
     value: str

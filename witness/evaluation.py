@@ -36,7 +36,7 @@ SIGNIFICANCE = 1e-3  # a mode "keeps p" while its p-value stays above this
 HISTOGRAM_TOKENS = 10
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChiSquare:
     statistic: float
     dof: int
@@ -99,7 +99,7 @@ def chi_square_against(counts: NDArray[np.int64], p: NDArray[np.float64]) -> Chi
     return ChiSquare(statistic, dof, p_value, 0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModeCheck:
     mode: Mode
     blocks: int
@@ -113,7 +113,7 @@ class ModeCheck:
     histogram: tuple[tuple[str, float, float], ...]  # (word, empirical share, p)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EvaluationSlice:
     settings: dict[str, Any]
     alpha: float
@@ -140,7 +140,7 @@ def first_position(settings: Settings) -> tuple[NDArray[np.float64], NDArray[np.
     return np.asarray(p), q
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FirstTokenCheck:
     """The sampled check alone: does the first emitted token follow p?"""
 

@@ -43,7 +43,7 @@ def mode_of(verify: bool, repair: bool) -> Mode:
     return "lossless" if repair else "no_repair"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DraftStep:
     """One drafted token and its check; ``accepted`` is None where nothing checked it."""
 
@@ -58,7 +58,7 @@ class DraftStep:
     alpha: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Bar:
     """One token of the repair picture at a block's focus position."""
 
@@ -69,7 +69,7 @@ class Bar:
     residual: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BlockTrace:
     index: int
     start: int
@@ -87,7 +87,7 @@ class BlockTrace:
     truncated: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Totals:
     tokens: int
     blocks: int
@@ -106,7 +106,7 @@ class Totals:
     ms_baseline: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DistributionCheck:
     """Exact distance of the emitted law from p, over every drafted position of the request."""
 
@@ -118,7 +118,7 @@ class DistributionCheck:
     matches_greedy_baseline: bool | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RequestTrace:
     settings: dict[str, Any]
     prompt_words: tuple[str, ...]
@@ -199,7 +199,7 @@ def serve_request(settings: Settings) -> RequestTrace:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Draws:
     """The request's keyed uniforms, indexed [block, position] (final: [block])."""
 

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 from witness.theory import as_distribution, residual_unchecked, sample_inverse_cdf
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BlockResult:
     """What one draft-then-verify block emitted.
 

@@ -36,7 +36,7 @@ def resample_from_target(p: FloatArray, q: FloatArray) -> FloatArray:
     return p
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Simulation:
     """Counts from ``n`` simulated blocks.
 

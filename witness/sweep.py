@@ -16,7 +16,7 @@ from witness.settings import Settings, field_bounds
 from witness.theory import expected_speedup, optimal_k, speculation_pays
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SweepPoint:
     k: int
     speedup_measured: float | None
@@ -24,7 +24,7 @@ class SweepPoint:
     tokens_per_pass: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KSweep:
     alpha: float
     draft_cost: float

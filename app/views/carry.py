@@ -15,7 +15,7 @@ LABELS = {"prompt": "Prompt", "ttft_ms": "TTFT", "tpot_ms": "TPOT", "tokens": "T
 UNITS = {"ttft_ms": " ms", "tpot_ms": " ms"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CarryRow:
     field: str
     label: str

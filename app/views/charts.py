@@ -17,7 +17,7 @@ PLOT_HEIGHT = 150
 LABEL_Y = PLOT_TOP + PLOT_HEIGHT + 18
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rect:
     x: float
     y: float
@@ -27,14 +27,14 @@ class Rect:
     label: str  # value text, drawn above the bar and read as the bar's title
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Tick:
     x: float
     text: str
     marked: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BarChart:
     title: str
     summary: str
@@ -110,7 +110,7 @@ def _repair_summary(block: BlockTrace, repair: bool) -> str:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Gauge:
     """u against the acceptance threshold min(1, p/q) on a 0..1 line."""
 
@@ -153,7 +153,7 @@ def gauge(step: DraftStep) -> Gauge:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PassRow:
     label: str
     value_text: str
@@ -161,7 +161,7 @@ class PassRow:
     y: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PassChart:
     width: int
     height: int

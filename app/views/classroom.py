@@ -10,7 +10,7 @@ from app.state import StationState
 from witness import Settings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PresetLink:
     id: str
     title: str
@@ -18,7 +18,7 @@ class PresetLink:
     current: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CurrentPreset:
     title: str
     hint: str
@@ -26,14 +26,14 @@ class CurrentPreset:
     modified: bool  # the instrument has moved away from the preset since it was chosen
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ViewLink:
     label: str
     href: str
     pressed: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClassroomView:
     presets: tuple[PresetLink, ...]
     current: CurrentPreset | None

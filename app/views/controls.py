@@ -17,7 +17,7 @@ SWITCHES = ("verify", "repair")
 WORKLOAD = ("prompt", "tokens", "ttft_ms", "tpot_ms")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Control:
     name: str
     label: str
@@ -30,7 +30,7 @@ class Control:
     error: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ControlsView:
     sliders: tuple[Control, ...]
     switches: tuple[Control, ...]

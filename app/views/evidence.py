@@ -22,7 +22,7 @@ KIND_LABEL = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TokenView:
     word: str
     kind: str
@@ -30,7 +30,7 @@ class TokenView:
     label: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BlockChip:
     """One block in the request text: its tokens, and the link that selects it."""
 
@@ -42,7 +42,7 @@ class BlockChip:
     fragment_href: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DraftRow:
     number: int
     word: str
@@ -54,7 +54,7 @@ class DraftRow:
     outcome_kind: str  # accepted, rejected, unchecked (not reached or not verified)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BlockDetail:
     number: int
     context: str
@@ -64,14 +64,14 @@ class BlockDetail:
     gauge: Gauge
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Figure:
     label: str
     value: str
     note: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EvidenceView:
     blocks: tuple[BlockChip, ...]
     detail: BlockDetail

@@ -14,7 +14,7 @@ from witness import Settings
 from witness.request import BlockTrace, RequestTrace
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Gate:
     name: str
     holds: bool
@@ -22,7 +22,7 @@ class Gate:
     sentence: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class InvariantView:
     correctness: Gate
     savings: Gate
@@ -125,7 +125,7 @@ def _v(x: object) -> str:
     return str(x)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VerdictView:
     recorded: str  # what the learner predicted, in words
     sentence: str  # what the witness says, with the numbers

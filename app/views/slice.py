@@ -33,7 +33,7 @@ def cached_slice(settings: Settings) -> EvaluationSlice:
     return evaluate(key, blocks=SLICE_BLOCKS)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class HistBar:
     x: float
     y: float
@@ -44,7 +44,7 @@ class HistBar:
     label: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModeRow:
     mode: str
     title: str
@@ -64,7 +64,7 @@ class ModeRow:
     label_y: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SliceView:
     blocks: str
     alpha: str

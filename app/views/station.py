@@ -56,7 +56,7 @@ def _quick(key: Settings, mode: Mode) -> FirstTokenCheck:
     return first_token_check(key, mode, QUICK_SLICE_BLOCKS)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Links:
     page: str
     serving: str
@@ -73,14 +73,14 @@ class Links:
     slice_fragment: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PredictionView:
     options: tuple[tuple[str, str], ...]
     chosen: str
     summary: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StationView:
     state: StationState
     settings: Settings

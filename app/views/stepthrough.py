@@ -34,7 +34,7 @@ STATUS_MARK = {"done": "✓", "current": "▶", "todo": "○"}
 STATUS_TEXT = {"done": "done", "current": "current", "todo": "to come"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SubStep:
     index: int  # 0-based, the value of ?sub=
     number: int  # 1-based, for people
@@ -49,7 +49,7 @@ class SubStep:
     fragment_href: str  # the step-through alone, for htmx
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StepRow:
     """One drafted token as the current sub-step knows it; "" is a value not known yet."""
 
@@ -65,7 +65,7 @@ class StepRow:
     current: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ending:
     kind: str  # repair, resample, bonus, unchecked
     heading: str
@@ -75,14 +75,14 @@ class Ending:
     draw: str  # how the token was drawn, e.g. "u = 0.42 picks 'and' by inverse CDF"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NavLink:
     label: str
     href: str  # "" where the control does not apply (Back at the first sub-step)
     fragment_href: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StepThroughView:
     revealed: bool  # a prediction is recorded: the step-through shows (prediction first)
     open: bool  # a sub-step is on screen (?sub= is in the URL)

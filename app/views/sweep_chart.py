@@ -24,7 +24,7 @@ def cached_sweep(settings: Settings) -> KSweep:
     return sweep_k(settings.model_copy(update={"k": 1}))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Point:
     x: float
     y: float
@@ -32,13 +32,13 @@ class Point:
     label: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class YTick:
     y: float
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SweepChart:
     width: int
     height: int

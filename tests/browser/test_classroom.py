@@ -17,7 +17,9 @@ def evidence_text(page: Page) -> dict[str, str]:
     return {part: page.get_by_test_id(part).inner_text() for part in EVIDENCE_PARTS}
 
 
-def test_a_copied_link_reproduces_the_evidence_in_another_context(new_context, base_url: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_copied_link_reproduces_the_evidence_in_another_context(
+    new_context, base_url: str
+) -> None:  # type: ignore[no-untyped-def]
     first: BrowserContext = new_context(permissions=["clipboard-read", "clipboard-write"])
     page = first.new_page()
     page.goto(f"{base_url}{PREDICTED_URL}")
@@ -63,7 +65,9 @@ def test_the_sweep_follows_a_slider_and_marks_the_optimum(page: Page) -> None:
         page.locator("#in-draft_cost").press("ArrowRight")
     expect(page.locator("#sweep figcaption")).not_to_have_text(before)
     expect(page.locator("#sweep figcaption")).to_contain_text("draft cost 0.11")
-    expect(page.locator("#sweep figcaption")).to_contain_text(re.compile(r"the formula's optimum is k = \d+"))
+    expect(page.locator("#sweep figcaption")).to_contain_text(
+        re.compile(r"the formula's optimum is k = \d+")
+    )
 
 
 def test_the_evaluation_slice_runs_and_judges_each_mode(page: Page) -> None:

@@ -1,0 +1,203 @@
+"""Speed of the evidence fragment over real HTTP, against the same server's health endpoint.
+
+Starts the real server (uvicorn, `app.main:create_app` factory, h11, no access log) in a
+subprocess on a free 127.0.0.1 port, then in the same run:
+
+1. One client, sequential, keep-alive (`http.client`), the three interleaved: p50 / p99 of
+   `GET /station/evidence?pred=skip&match=..&k=..` with a new (match, k) every request (match
+   swept 0.00..0.99 at k = 4, 3, 5), so the server's lru caches cannot answer (a learner
+   dragging a slider); the same with one fixed query (a slider dragged back: cached); and
+   `/healthz`, the reference. Budget (QUALITY.md, Speed): evidence p99 <= 16 ms (one frame).
+2. If wrk is installed: `wrk -t2 -c100 -d<duration>s` against /healthz and the fixed evidence
+   URL (budget: >= 60% of /healthz requests/sec, zero non-2xx and zero socket errors), plus an
+   informational run whose Lua script (bench/slider.lua) varies the query like a class would.
+
+The server is always stopped. Run from the repo root: `.venv/bin/python bench/http.py
+[--duration SECONDS]`. Over-budget figures are printed, never fatal: exit 0 unless the server
+could not be started.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# This file is named http.py: drop its folder from the path, or it would shadow http.client.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+import argparse  # noqa: E402
+import http.client  # noqa: E402
+import os  # noqa: E402
+import platform  # noqa: E402
+import re  # noqa: E402
+import shutil  # noqa: E402
+import socket  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from contextlib import closing  # noqa: E402
+from typing import IO, Any  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"  # loopback only
+P99_BUDGET_MS = 16.0
+THROUGHPUT_BUDGET = 0.60
+EVIDENCE = "/station/evidence?pred=skip"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(port: int, log: IO[bytes]) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "uvicorn", "--factory", "timed:create_app", "--host", HOST]
+    cmd += ["--port", str(port), "--log-level", "warning", "--no-access-log"]
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+
+
+def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            conn = http.client.HTTPConnection(HOST, port, timeout=2)
+            conn.request("GET", "/healthz")
+            with closing(conn):
+                if conn.getresponse().status == 200:
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.1)
+    return False
+
+
+def slider_path(i: int) -> str:
+    """The i-th slider position: match swept 0.00..0.99 at k = 4, 3, 5 (300 distinct)."""
+    return f"{EVIDENCE}&match={(i % 100) / 100:.2f}&k={(4, 3, 5)[(i // 100) % 3]}"
+
+
+def get_ms(conn: http.client.HTTPConnection, path: str) -> tuple[float, bool]:
+    """Milliseconds from sending the request to its last body byte, and whether it was 200."""
+    t0 = time.perf_counter()
+    conn.request("GET", path)
+    resp = conn.getresponse()
+    resp.read()
+    return (time.perf_counter() - t0) * 1e3, resp.status == 200
+
+
+def pct(xs: list[float], q: int) -> float:
+    return statistics.quantiles(xs, n=100, method="inclusive")[q - 1]
+
+
+def bench_sequential(port: int, n: int) -> None:
+    names = ["/healthz (reference)", "evidence, cached (fixed query)", "evidence, new match/k"]
+    times: list[list[float]] = [[], [], []]
+    bad = [0, 0, 0]
+    with closing(http.client.HTTPConnection(HOST, port, timeout=30)) as conn:
+        for _ in range(20):  # warm-up: templates, scipy, the models' row caches
+            get_ms(conn, "/healthz"), get_ms(conn, EVIDENCE)
+        for i in range(n):  # side by side, so a change in background load hits all three
+            for j, path in enumerate(("/healthz", EVIDENCE, slider_path(i))):
+                ms, ok = get_ms(conn, path)
+                times[j].append(ms)
+                bad[j] += not ok
+    ref50, ref99 = pct(times[0], 50), pct(times[0], 99)
+    print(f"\n1. One client, sequential keep-alive, {n} requests each (interleaved)")
+    print(f"   {'url':<34} {'p50 ms':>7} {'p99 ms':>7} {'p50/ref':>8} {'p99/ref':>8} non-200")
+    for name, xs, nb in zip(names, times, bad, strict=True):
+        p50, p99 = pct(xs, 50), pct(xs, 99)
+        ratios = f"{p50 / ref50:>8.1f} {p99 / ref99:>8.1f}"
+        print(f"   {name:<34} {p50:>7.2f} {p99:>7.2f} {ratios} {nb:>7}")
+    for name, xs in zip(names[1:], times[1:], strict=True):
+        p99 = pct(xs, 99)
+        verdict = "ok" if p99 <= P99_BUDGET_MS else "OVER BUDGET"
+        print(f"   {name}: p99 {p99:.2f} ms vs budget <= {P99_BUDGET_MS:g} ms: {verdict}")
+
+
+def run_wrk(wrk: str, url: str, duration: int, script: Path | None = None) -> dict[str, Any]:
+    cmd = [wrk, "-t2", "-c100", f"-d{duration}s", "--latency"]
+    cmd += ["-s", str(script)] if script else []
+    done = subprocess.run([*cmd, url], capture_output=True, text=True, timeout=duration + 60)
+    out = done.stdout
+    if "Requests/sec" not in out:
+        print(f"   wrk said nothing usable for {url}: {done.stderr.strip() or out.strip()}")
+
+    def grab(pattern: str) -> float:
+        m = re.search(pattern, out)
+        return float(m.group(1)) if m else 0.0
+
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    p99 = re.search(r"^\s*99%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+    scale = {"us": 1e-3, "ms": 1.0, "s": 1e3}
+    return {
+        "rps": grab(r"Requests/sec:\s+([\d.]+)"),
+        "non2xx": grab(r"Non-2xx or 3xx responses:\s+(\d+)"),
+        "socket": float(sum(int(g) for g in errors.groups())) if errors else 0.0,
+        "socket_kinds": errors.group(0) if errors else "",
+        "p99_ms": float(p99.group(1)) * scale[p99.group(2)] if p99 else float("nan"),
+    }
+
+
+def bench_wrk(port: int, duration: int) -> None:
+    wrk = shutil.which("wrk") or ("/usr/bin/wrk" if Path("/usr/bin/wrk").exists() else None)
+    if wrk is None:
+        print("\n2. wrk is not installed (apt-get install wrk): the 100-client run is skipped")
+        return
+    base = f"http://{HOST}:{port}"
+    print(f"\n2. wrk -t2 -c100 -d{duration}s on loopback (client and server share the cpus)")
+    lua = ROOT / "bench" / "slider.lua"
+    runs = [
+        ("/healthz (reference)", run_wrk(wrk, base + "/healthz", duration)),
+        ("evidence, fixed query", run_wrk(wrk, base + EVIDENCE, duration)),
+        ("evidence, slider.lua (info)", run_wrk(wrk, base, duration, lua)),
+    ]
+    ref = runs[0][1]["rps"] or float("nan")
+    print(f"   {'url':<30} {'req/s':>8} {'/ref':>6} {'p99 ms':>8} {'non-2xx':>8} {'sock err':>9}")
+    for name, r in runs:
+        cells = f"{r['rps']:>8.0f} {r['rps'] / ref:>6.2f} {r['p99_ms']:>8.1f} {r['non2xx']:>8.0f}"
+        print(f"   {name:<30} {cells} {r['socket']:>9.0f}")
+    share = runs[1][1]["rps"] / ref
+    verdict = "ok" if share >= THROUGHPUT_BUDGET else "OVER BUDGET"
+    print(f"   evidence / healthz req/s {share:.0%}, budget >= {THROUGHPUT_BUDGET:.0%}: {verdict}")
+    errs = {name: (r["non2xx"], r["socket"]) for name, r in runs[:2]}
+    clean = all(a == 0 and b == 0 for a, b in errs.values())
+    print("   errors (non-2xx, socket) budget zero: " + ("ok" if clean else f"OVER BUDGET {errs}"))
+    if runs[2][1]["non2xx"] or runs[2][1]["socket"]:
+        print(f"   slider.lua run (not budgeted): {runs[2][1]['socket_kinds'] or 'non-2xx'}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
+    parser.add_argument("--requests", type=int, default=300, help="sequential requests per URL")
+    args = parser.parse_args()
+    port = free_port()
+    with tempfile.TemporaryFile() as log:
+        proc = start_server(port, log)
+        try:
+            if not wait_healthy(port, proc):
+                log.seek(0)
+                print("server did not become healthy:\n" + log.read().decode(errors="replace"))
+                return 1
+            load, cpus = os.getloadavg()[0], os.cpu_count() or 1
+            print(f"server: uvicorn (h11) on http://{HOST}:{port}, pid {proc.pid}; "
+                  f"python {platform.python_version()}, {cpus} cpus, load {load:.2f}")
+            if load > 0.5 * cpus:
+                print("note: the machine is busy (load average above half the cpus): noisy tails")
+            bench_sequential(port, args.requests)
+            bench_wrk(port, args.duration)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
