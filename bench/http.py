@@ -8,6 +8,8 @@ subprocess on a free 127.0.0.1 port, then in the same run:
    swept 0.00..0.99 at k = 4, 3, 5), so the server's lru caches cannot answer (a learner
    dragging a slider); the same with one fixed query (a slider dragged back: cached); and
    `/healthz`, the reference. Budget (QUALITY.md, Speed): evidence p99 <= 16 ms (one frame).
+1b. The same client, then a long run of new states (1 500 by default, more than the caches
+   hold, so every answer evicts an old state): p50, p99, p99.9 and max.
 2. If wrk is installed: `wrk -t2 -c100 -d<duration>s` against /healthz and the fixed evidence
    URL (budget: >= 60% of /healthz requests/sec, zero non-2xx and zero socket errors), plus an
    informational run whose Lua script (bench/slider.lua) varies the query like a class would.
@@ -117,6 +119,31 @@ def bench_sequential(port: int, n: int) -> None:
         print(f"   {name}: p99 {p99:.2f} ms vs budget <= {P99_BUDGET_MS:g} ms: {verdict}")
 
 
+def churn_path(i: int) -> str:
+    """The i-th of a long run of states none of which repeats (nor any of slider_path's)."""
+    k = (3, 4, 5, 6, 2)[(i // 100) % 5]
+    return f"{EVIDENCE}&match={(i % 100) / 100:.2f}&k={k}&seed={100 + i // 500}"
+
+
+def bench_churn(port: int, n: int) -> None:
+    """New states well past what the caches hold: every answer evicts an old state, which
+    is when garbage collection used to pause answers (app/collector.py)."""
+    times: list[float] = []
+    bad = 0
+    with closing(http.client.HTTPConnection(HOST, port, timeout=30)) as conn:
+        for i in range(n):
+            ms, ok = get_ms(conn, churn_path(i))
+            times.append(ms)
+            bad += not ok
+    q = statistics.quantiles(times, n=1000, method="inclusive")
+    p99 = q[989]
+    print(f"\n1b. One client, {n} new states in a row (more than the caches hold)")
+    print(f"   p50 {q[499]:.2f}  p99 {p99:.2f}  p99.9 {q[998]:.2f}  max {max(times):.2f} ms, "
+          f"non-200 {bad}")
+    verdict = "ok" if p99 <= P99_BUDGET_MS else "OVER BUDGET"
+    print(f"   p99 {p99:.2f} ms vs budget <= {P99_BUDGET_MS:g} ms: {verdict}")
+
+
 def run_wrk(wrk: str, url: str, duration: int, script: Path | None = None) -> dict[str, Any]:
     cmd = [wrk, "-t2", "-c100", f"-d{duration}s", "--latency"]
     cmd += ["-s", str(script)] if script else []
@@ -173,6 +200,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
     parser.add_argument("--requests", type=int, default=300, help="sequential requests per URL")
+    parser.add_argument("--churn", type=int, default=1500, help="new states in a row (1b)")
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryFile() as log:
@@ -188,6 +216,7 @@ def main() -> int:
             if load > 0.5 * cpus:
                 print("note: the machine is busy (load average above half the cpus): noisy tails")
             bench_sequential(port, args.requests)
+            bench_churn(port, args.churn)
             bench_wrk(port, args.duration)
         finally:
             proc.terminate()
