@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app import study
+from app import design_outline, study
 from app.state import parse_state
 from app.views import fmt
 from app.views.station import StationView, station_view
 
 router = APIRouter(include_in_schema=False)
 
-DESIGN_PARAMS = tuple(f.key for f in study.FIELDS)
+DESIGN_PARAMS = tuple(f.key for f in design_outline.FIELDS)
 
 
 @router.get("/study")
@@ -31,12 +31,12 @@ def study_view(request: Request) -> Response:
     params = dict(request.query_params.multi_items())  # the last of a repeated key wins
     answers = {k: params.get(k, "") for k in DESIGN_PARAMS}
     submitted = any(k in params for k in DESIGN_PARAMS)
-    feedback = study.design_outline_feedback(**answers) if submitted else None
+    feedback = design_outline.design_outline_feedback(**answers) if submitted else None
     templates = request.app.state.templates
     response: Response = templates.TemplateResponse(
         request,
         "study.html",
-        {"card": study, "answers": answers, "feedback": feedback},
+        {"card": study, "design": design_outline, "answers": answers, "feedback": feedback},
     )
     return response
 

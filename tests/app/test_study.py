@@ -12,21 +12,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import AppSettings
+from app.design_outline import FIELDS, design_outline_feedback, judge_field
 from app.state import parse_state
-from app.study import (
-    BUILD_EVIDENCE,
-    FIELDS,
-    PROOF_OF_UNDERSTANDING,
-    REVIEW_PROMPT,
-    STUDY_KEY,
-    design_outline_feedback,
-    judge_field,
-)
+from app.study import BUILD_EVIDENCE, PROOF_OF_UNDERSTANDING, REVIEW_PROMPT, STUDY_KEY
 from app.views.station import station_view
 from tests.app.forms import PREDICTED, find, form_query
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-SEED = Path("/work/shared/seeds/004_0f1e7016ae099bd4.txt")
+SEED = Path(__file__).resolve().parents[2] / "seeds" / "004_0f1e7016ae099bd4.txt"
 
 GOOD = {
     "draft_strategy": "A small draft model from the same family (68M parameters) proposes k = 4 tokens.",
