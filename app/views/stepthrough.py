@@ -21,13 +21,13 @@ from dataclasses import dataclass, replace
 
 from app.state import StationState
 from app.views import fmt
+from app.views import stepthrough_words as words
 from app.views.charts import Gauge, gauge
 from app.views.evidence import KIND_LABEL, KIND_MARK, TokenView, default_block
-from witness.request import BlockTrace, DraftStep, RequestTrace
+from witness.request import BlockTrace, RequestTrace
 
 ANCHOR = "#stepthrough"
 FRAGMENT_PATH = "/station/step"
-LISTED = 6  # drafts named one by one in a narration; the table shows every one
 
 # Shape and words as well as colour: where each sub-step stands.
 STATUS_MARK = {"done": "✓", "current": "▶", "todo": "○"}
@@ -149,7 +149,7 @@ def stepthrough_view(
         sub = count - 1
     revealed = state.prediction is not None
     narrations = tuple(
-        _narration(block, s.verify, s.repair, s.greedy, k, i) for i, k in enumerate(kinds)
+        words.narration(block, s.verify, s.repair, s.greedy, k, i) for i, k in enumerate(kinds)
     )
 
     def at(n: int | None) -> StationState:
@@ -160,7 +160,7 @@ def stepthrough_view(
 
     none = NavLink("", "", "")
     steps = tuple(
-        _sub_step(i, kind, _title(block, kind, i), narrations[i], _status(i, sub), link("", i))
+        _sub_step(i, kind, words.title(block, kind, i), narrations[i], _status(i, sub), link("", i))
         for i, kind in enumerate(kinds)
     )
     current = steps[sub] if sub is not None else None
@@ -170,8 +170,8 @@ def stepthrough_view(
         page_url=state.url(),
         block_number=block.index + 1,
         context=" ".join(block.context),
-        mode=_mode_text(s.verify, s.repair, s.greedy),
-        intro=_intro(block, s.verify, count),
+        mode=words.mode_text(s.verify, s.repair, s.greedy),
+        intro=words.intro(block, s.verify, count),
         steps=steps,
         current=current,
         progress=f"Step {sub + 1} of {count}"
@@ -242,132 +242,6 @@ def _sub_step(i: int, kind: str, title: str, narration: str, status: str, link: 
         status_text=STATUS_TEXT[status],
         href=link.href,
         fragment_href=link.fragment_href,
-    )
-
-
-def _title(block: BlockTrace, kind: str, i: int) -> str:
-    if kind == "check":
-        return f"Check draft {i - 1} '{block.drafts[i - 2].word}'"
-    return {
-        "draft": f"The draft proposes {_n(len(block.drafts), 'token')}",
-        "target": "One target pass",
-        "no_target": "No target pass",
-        "repair": "Repair from the residual",
-        "resample": "Resample from p",
-        "bonus": "Bonus token from p",
-        "unchecked": "Emit the drafts unchecked",
-    }[kind]
-
-
-def _narration(
-    block: BlockTrace, verify: bool, repair: bool, greedy: bool, kind: str, i: int
-) -> str:
-    """One sentence per sub-step, in the words of the live narration (gates.narration)."""
-    drafts = block.drafts
-    k = len(drafts)
-    if kind == "draft":
-        listed = ", ".join(f"'{d.word}' (q {fmt.prob(d.q)})" for d in drafts[:LISTED])
-        return (
-            f"Block {block.index + 1}, after '{' '.join(block.context)}': the draft proposes "
-            f"{_n(k, 'token')} from q — {listed}{_more(k)}."
-        )
-    if kind == "no_target":
-        return f"Target verify is off: no target pass runs, so nothing checks the {_n(k, 'draft')}."
-    if kind == "target":
-        listed = ", ".join(
-            f"'{d.word}' p {fmt.prob(d.p)} against q {fmt.prob(d.q)}" for d in drafts[:LISTED]
-        )
-        return (
-            f"One target pass computes p at all {k + 1} positions at once: {listed}{_more(k)}, "
-            "and p for a bonus token after them."
-        )
-    if kind == "check":
-        return _check_sentence(drafts[i - 2], k, greedy)
-    if kind == "unchecked":
-        return (
-            f"All {_n(k, 'drafted token')} are emitted as drafted, for no target pass: "
-            f"the output follows q, not p{_cut(block)}."
-        )
-    gives = _gives(block)
-    if kind == "bonus":
-        return (
-            f"All {_n(k, 'draft')} accepted: the bonus token '{block.final_word}' came from p "
-            f"at position {k + 1}, computed in the same pass; {gives}."
-        )
-    r = block.result.first_rejection
-    assert r is not None
-    if kind == "repair":
-        top = ", ".join(f"'{w}' {fmt.prob(x)}" for w, x in block.residual_top[:3])
-        return (
-            f"Repair: the residual max(0, p − q) at draft {r + 1} ({top}) gave "
-            f"'{block.final_word}'; {gives}."
-        )
-    return (
-        f"Repair is off: the target resampled p at draft {r + 1} and gave '{block.final_word}', "
-        f"biased toward what the draft likes; {gives}."
-    )
-
-
-def _check_sentence(d: DraftStep, k: int, greedy: bool) -> str:
-    n = d.position + 1
-    rest = k - n
-    stop = "; the block stops here"
-    if rest == 1:
-        stop += f" and draft {n + 1} is thrown away"
-    elif rest > 1:
-        stop += f" and drafts {n + 1}–{k} are thrown away"
-    if greedy:
-        if d.accepted:
-            return f"Draft {n} '{d.word}' accepted: it is the target's greedy choice (p = 1)."
-        return (
-            f"Draft {n} '{d.word}' rejected: the target's greedy choice is another token "
-            f"(p = 0){stop}."
-        )
-    if d.accepted:
-        return f"Draft {n} '{d.word}' accepted: u = {d.u:.2f} < p/q = {d.ratio:.2f}."
-    return f"Draft {n} '{d.word}' rejected: u = {d.u:.2f} ≥ p/q = {d.ratio:.2f}{stop}."
-
-
-def _gives(block: BlockTrace) -> str:
-    return (
-        f"the block emits {_n(len(block.result.emitted), 'token')} for one target pass{_cut(block)}"
-    )
-
-
-def _cut(block: BlockTrace) -> str:
-    if not block.truncated:
-        return ""
-    return f" (the request needed only {len(block.emitted_words)} of them)"
-
-
-def _n(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _more(k: int) -> str:
-    return f" and {k - LISTED} more" if k > LISTED else ""
-
-
-def _mode_text(verify: bool, repair: bool, greedy: bool) -> str:
-    sampling = "greedy (temperature 0)" if greedy else "sampling"
-    if not verify:
-        return f"Target verify off: nothing is checked ({sampling})."
-    if not repair:
-        return f"Verify on, repair off: a rejection resamples p ({sampling})."
-    return f"Verify on, repair on: speculative {sampling}, lossless."
-
-
-def _intro(block: BlockTrace, verify: bool, count: int) -> str:
-    k = len(block.drafts)
-    if not verify:
-        return (
-            f"Block {block.index + 1} in {count} sub-steps: the draft proposes {_n(k, 'token')}, "
-            "no target pass checks them, and all are emitted."
-        )
-    return (
-        f"Block {block.index + 1} in {count} sub-steps: the draft proposes {_n(k, 'token')}, one "
-        "target pass scores them all, each is checked in turn until the first rejection, and "
-        "the block ends with a repair or a bonus token."
     )
 
 
@@ -459,7 +333,7 @@ def _output_note(block: BlockTrace, kinds: tuple[str, ...], sub: int | None) -> 
     if sub is None:
         return ""
     if sub == len(kinds) - 1:
-        return f"Block {block.index + 1} emitted {_n(len(block.emitted_words), 'token')}."
+        return f"Block {block.index + 1} emitted {words.n_of(len(block.emitted_words), 'token')}."
     if sub < 2:
         return "Nothing is emitted yet."
     return "Accepted so far (a rejected draft is struck through):"
@@ -471,8 +345,8 @@ def _ending(block: BlockTrace, verify: bool, repair: bool) -> Ending:
         return Ending(
             "unchecked",
             "Emitted unchecked",
-            f"All {_n(k, 'drafted token')} were emitted as drafted: plain draft-model sampling, "
-            "whose output follows q, not p.",
+            f"All {words.n_of(k, 'drafted token')} were emitted as drafted: plain draft-model "
+            "sampling, whose output follows q, not p.",
             (),
             "",
             "",
