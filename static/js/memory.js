@@ -235,32 +235,49 @@ function migrateV0(old) {
 // ---- reading -------------------------------------------------------------------------
 
 /**
+ * The steps every stored read shares (station entries here, study notes in study.js):
+ * fetch the text, then the size and JSON checks. Never throws. Returns one of
+ * {kind: "unavailable", refused} | {kind: "missing"} | {kind: "damaged", raw, why} |
+ * {kind: "parsed", raw, parsed}; `why` is worded for "it was ..." ("too large (...)").
+ */
+export function load(store, key) {
+  if (!store) return { kind: "unavailable", refused: false };
+  let raw;
+  try {
+    raw = store.getItem(key);
+  } catch {
+    return { kind: "unavailable", refused: true };
+  }
+  if (raw === null) return { kind: "missing" };
+  if (raw.length > MAX_BYTES) return { kind: "damaged", raw, why: `too large (${raw.length} characters; the limit is ${MAX_BYTES})` };
+  try {
+    return { kind: "parsed", raw, parsed: JSON.parse(raw) };
+  } catch {
+    return { kind: "damaged", raw, why: "not valid JSON" };
+  }
+}
+
+/**
  * Read one station's entry. Returns {status, entry?, message}:
  * "missing" | "ok" | "migrated" | "newer" | "damaged" | "unavailable".
  */
 export function read(store, station) {
   const title = titleOf(station);
-  if (!store) return { status: "unavailable", message: `${title} history can't be read: this browser's storage is not available here.` };
   const key = keyOf(station);
-  let raw;
-  try {
-    raw = store.getItem(key);
-  } catch {
-    return { status: "unavailable", message: `${title} history can't be read: this browser refused access to its storage.` };
+  const got = load(store, key);
+  if (got.kind === "unavailable") {
+    const why = got.refused ? "this browser refused access to its storage" : "this browser's storage is not available here";
+    return { status: "unavailable", message: `${title} history can't be read: ${why}.` };
   }
-  if (raw === null) return { status: "missing", message: `No saved ${title} checkpoint.` };
+  if (got.kind === "missing") return { status: "missing", message: `No saved ${title} checkpoint.` };
+  const raw = got.raw;
   const aside = (why) => {
     const where = backup(store, key, raw);
     const kept = where ? `It was kept aside as "${where}".` : "It could not be copied aside, so it was left in place.";
     return { status: "damaged", message: `The saved ${title} checkpoint could not be used: ${why}. ${kept} Defaults are used instead.` };
   };
-  if (raw.length > MAX_BYTES) return aside(`it is too large (${raw.length} characters; the limit is ${MAX_BYTES})`);
-  let parsed;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return aside("it is not valid JSON");
-  }
+  if (got.kind === "damaged") return aside(`it is ${got.why}`);
+  const parsed = got.parsed;
   if (isObj(parsed) && isNum(parsed.version) && parsed.version > VERSION) {
     return { status: "newer", message: `The saved ${title} checkpoint is from a newer version (${parsed.version}) of the route; it was left untouched and defaults are used.` };
   }

@@ -9,7 +9,7 @@
 // missing, blocked or full is reported the same way, and the page keeps working. Everything
 // is written with textContent or .value, never as HTML.
 
-import { backup, MAX_BYTES, storage } from "./memory.js";
+import { backup, load, storage } from "./memory.js";
 
 export const STUDY_KEY = "tsl.study.speculative-decoding";
 export const STUDY_VERSION = 1;
@@ -52,26 +52,22 @@ export function studyProblems(entry, items) {
 
 /** Read the study entry: {status, entry?, raw?, message}; never throws. */
 export function readStudy(store, items) {
-  if (!store) return { status: "unavailable", message: "Study memory is off for this visit: this browser's storage is not available here. Your ticks and writing will not be kept." };
-  let raw;
-  try {
-    raw = store.getItem(STUDY_KEY);
-  } catch {
-    return { status: "unavailable", message: "Study memory is off for this visit: this browser refused access to its storage." };
+  const got = load(store, STUDY_KEY);
+  if (got.kind === "unavailable") {
+    const message = got.refused
+      ? "Study memory is off for this visit: this browser refused access to its storage."
+      : "Study memory is off for this visit: this browser's storage is not available here. Your ticks and writing will not be kept.";
+    return { status: "unavailable", message };
   }
-  if (raw === null) return { status: "missing", message: "" };
+  if (got.kind === "missing") return { status: "missing", message: "" };
+  const raw = got.raw;
   const aside = (why) => {
     const where = backup(store, STUDY_KEY, raw);
     const kept = where ? `They were kept aside as "${where}".` : "They could not be copied aside, so they were left in place.";
     return { status: "damaged", message: `Your saved study notes could not be used: ${why}. ${kept} The card starts empty.` };
   };
-  if (raw.length > MAX_BYTES) return aside(`they are too large (${raw.length} characters; the limit is ${MAX_BYTES})`);
-  let parsed;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return aside("they are not valid JSON");
-  }
+  if (got.kind === "damaged") return aside(`they are ${got.why}`);
+  const parsed = got.parsed;
   if (isObj(parsed) && typeof parsed.version === "number" && parsed.version > STUDY_VERSION) {
     return { status: "newer", raw, message: `Your saved study notes are from a newer version (${parsed.version}) of the route; they were left untouched, and are kept as a backup if you save here.` };
   }

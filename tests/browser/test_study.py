@@ -98,6 +98,10 @@ def test_ticks_and_writing_survive_a_reload(page: Page) -> None:
 
 DAMAGED = {
     "not-json": ("{not json", "they are not valid JSON"),
+    "oversized": (
+        '{"version": 1, "review": "' + "x" * (64 * 1024) + '"}',
+        "they are too large (65564 characters; the limit is 65536)",
+    ),
     "wrong-type": (
         json.dumps(
             {
