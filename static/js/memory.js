@@ -84,7 +84,16 @@ const isObj = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
 const isNum = (x) => typeof x === "number" && Number.isFinite(x);
 const isInt = (x) => Number.isInteger(x);
 const isStr = (x, max = 2000) => typeof x === "string" && x.length <= max;
-const isDate = (x) => isStr(x, 40) && !Number.isNaN(Date.parse(x));
+// RFC 3339 date-time, as the schema's "format": "date-time". Date.parse alone would take
+// "2026-11-29", "/station?k=3" and February 30th (it rolls over into March). RFC 3339
+// allows a lower-case "t" and "z".
+const RFC3339 = /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/i;
+export function isDate(x) {
+  const m = isStr(x, 40) ? RFC3339.exec(x) : null;
+  if (!m) return false;
+  const daysInMonth = new Date(Date.UTC(Number(m[1]), Number(m[2]), 0)).getUTCDate();
+  return Number(m[3]) <= daysInMonth;
+}
 const orNull = (test) => (x) => x === null || test(x);
 const isBool = (x) => typeof x === "boolean";
 

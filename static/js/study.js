@@ -9,7 +9,7 @@
 // missing, blocked or full is reported the same way, and the page keeps working. Everything
 // is written with textContent or .value, never as HTML.
 
-import { backup, load, storage } from "./memory.js";
+import { backup, isDate, load, storage } from "./memory.js";
 
 export const STUDY_KEY = "tsl.study.speculative-decoding";
 export const STUDY_VERSION = 1;
@@ -46,7 +46,7 @@ export function studyProblems(entry, items) {
   for (const k of ["explanation", "review"]) {
     if (typeof entry[k] !== "string" || entry[k].length > MAX_TEXT) p.push(`${k} must be text of at most ${MAX_TEXT} characters`);
   }
-  if (typeof entry.savedAt !== "string" || entry.savedAt.length > 40 || Number.isNaN(Date.parse(entry.savedAt))) p.push("savedAt is not a date");
+  if (!isDate(entry.savedAt)) p.push("savedAt is not a date");
   return p;
 }
 

@@ -1,0 +1,207 @@
+"""The browser's route-memory validator agrees with the JSON Schema, case by case.
+
+`static/js/memory.js` checks entries by hand (no schema library is shipped to the
+browser), so it could drift from docs/route-memory.schema.json. Here both judge the same
+systematic set of documents: the contract's valid examples and a checkpoint the server
+computes, then every mutation of them that one edit makes (each field deleted, replaced by
+a value of every other JSON type, pushed past its range or length, or joined by an unknown
+field). The JS runs in Node, the validator module exactly as the page imports it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from tests.app.forms import PREDICTED
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((ROOT / "docs" / "route-memory.schema.json").read_text(encoding="utf-8"))
+# The date-time format is checked for real: rfc3339-validator is a test dependency.
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
+NODE = shutil.which("node")
+
+REPLACEMENTS: tuple[Any, ...] = (
+    None,
+    True,
+    "text",
+    "x" * 2001,
+    0,
+    -1,
+    0.5,
+    1.5,
+    257,
+    10**9,
+    [],
+    {},
+    "2026-11-29",  # a date without a time is not a date-time
+    "2026-11-29T09:30:00Z",
+    "2026-11-29T09:30:00.123456+05:30",
+    "2026-11-29t09:30:00z",
+    "2026-02-30T00:00:00Z",  # Date.parse rolls this over into March
+    "2024-02-29T23:59:59Z",
+    "2026-13-01T00:00:00Z",
+    "/station?k=3",
+    "javascript:alert(1)",
+)
+
+
+def _schema_edges(node: Any) -> Iterator[Any]:
+    """Values at and just past every bound the schema states, so a range drift shows."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+                yield from (value, value - 1, value + 1, value - 0.5, value + 0.5)
+            elif key == "maxLength":
+                yield from ("x" * value, "x" * (value + 1))
+            else:
+                yield from _schema_edges(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _schema_edges(item)
+
+
+EDGES: tuple[Any, ...] = tuple(
+    {json.dumps(v): v for v in (*REPLACEMENTS, *_schema_edges(SCHEMA))}.values()
+)
+
+
+def _examples() -> list[dict[str, Any]]:
+    text = (ROOT / "docs" / "route-memory.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```json\n(.*?)```", text, re.S)
+    return [json.loads(b) for b in blocks if '"checkpoint"' in b and '"…"' not in b]
+
+
+def _paths(doc: Any, at: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            yield (*at, k)
+            yield from _paths(v, (*at, k))
+
+
+def _edit(doc: dict[str, Any], path: tuple[str, ...], value: Any, *, delete: bool = False) -> Any:
+    out = copy.deepcopy(doc)
+    parent = out
+    for k in path[:-1]:
+        parent = parent[k]
+    if delete:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    return out
+
+
+def _mutations(doc: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    yield "as is", doc
+    yield "unknown top-level field", {**doc, "extra": 1}
+    for path in _paths(doc):
+        where = ".".join(path)
+        yield f"{where} deleted", _edit(doc, path, None, delete=True)
+        for value in EDGES:
+            yield f"{where} = {json.dumps(value)[:30]}", _edit(doc, path, value)
+        parent_path = path[:-1]
+        if parent_path:
+            parent = doc
+            for k in parent_path:
+                parent = parent[k]
+            if isinstance(parent, dict):
+                bigger = {**parent, "zz_unknown": 1}
+                yield f"{'.'.join(parent_path)} + unknown field", _edit(doc, parent_path, bigger)
+
+
+def _js_problems(docs: list[Any], module: Path = ROOT / "static/js/memory.js") -> list[list[str]]:
+    assert NODE is not None
+    script = (
+        f"import {{ entryProblems }} from {json.dumps(module.as_uri())};"
+        "let input = '';"
+        "process.stdin.on('data', (d) => (input += d));"
+        "process.stdin.on('end', () => {"
+        "  const out = JSON.parse(input).map((doc) => entryProblems(doc));"
+        "  process.stdout.write(JSON.stringify(out));"
+        "});"
+    )
+    done = subprocess.run(
+        [NODE, "--input-type=module", "--no-warnings", "-e", script],
+        input=json.dumps(docs),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    result: list[list[str]] = json.loads(done.stdout)
+    return result
+
+
+@pytest.fixture(scope="module")
+def bases() -> list[dict[str, Any]]:
+    with TestClient(create_app()) as client:
+        computed = client.get(f"/api/checkpoint?{PREDICTED}").json()
+    return [*_examples(), computed]
+
+
+Judged = list[tuple[str, Any, bool]]  # (what was edited, the document, the schema's verdict)
+
+
+@pytest.fixture(scope="module")
+def judged(bases: list[dict[str, Any]]) -> Judged:
+    cases = [
+        (f"{base['station']}: {name}", doc) for base in bases for name, doc in _mutations(base)
+    ]
+    return [(name, doc, VALIDATOR.is_valid(doc)) for name, doc in cases]
+
+
+def _disagreements(judged: Judged, module: Path) -> list[str]:
+    assert len(judged) > 500  # the set is systematic, not a handful
+    assert any(ok for *_, ok in judged) and not all(ok for *_, ok in judged)
+    out = []
+    browser = _js_problems([doc for _, doc, _ in judged], module)
+    for (name, _, schema_ok), problems in zip(judged, browser, strict=True):
+        if schema_ok != (problems == []):
+            verdict = "accepts" if schema_ok else "rejects"
+            out.append(f"{name}: the schema {verdict} it, the browser says {problems[:2]}")
+    return out
+
+
+needs_node = pytest.mark.skipif(NODE is None, reason="node comes with `make setup` (npm)")
+
+
+@needs_node
+def test_the_browser_validator_and_the_schema_agree_on_every_one_edit_mutation(
+    judged: Judged,
+) -> None:
+    disagreements = _disagreements(judged, ROOT / "static/js/memory.js")
+    assert not disagreements, "\n".join(disagreements[:40])
+
+
+@needs_node
+@pytest.mark.parametrize(
+    ("drift", "old", "new"),
+    [
+        ("k up to 17", "x >= 1 && x <= 16", "x >= 1 && x <= 17"),
+        (
+            "dates by Date.parse",
+            "const m = isStr(x, 40) ? RFC3339.exec(x) : null;",
+            "if (!Number.isNaN(Date.parse(x))) return true; const m = null;",
+        ),
+        ("unknown fields allowed", "check(problems, allowed.includes(k),", "check(problems, true,"),
+    ],
+)
+def test_teeth_a_validator_that_drifted_is_caught(
+    judged: Judged, tmp_path: Path, drift: str, old: str, new: str
+) -> None:
+    source = (ROOT / "static/js/memory.js").read_text(encoding="utf-8")
+    assert old in source, f"the drift '{drift}' no longer applies to memory.js"
+    drifted = tmp_path / "memory.js"
+    drifted.write_text(source.replace(old, new), encoding="utf-8")
+    assert _disagreements(judged, drifted)
