@@ -180,3 +180,18 @@ def test_bad_carry_in_parameters_are_named(client: TestClient, query: str) -> No
     r = client.get(f"/station?{query}")
     assert r.status_code == 422
     assert query.split("=")[0] + " must be" in r.text
+
+
+def test_the_next_panel_leads_on_to_09_and_to_the_study_card() -> None:
+    from app.config import AppSettings
+    from app.main import create_app
+
+    for next_url, expect_link in (("https://lab.example/09", True), ("", False)):
+        app = create_app(settings=AppSettings(next_station_url=next_url))
+        with TestClient(app) as c:
+            html = c.get("/station").text
+            study = find(html, data_testid="next-study")[0].attrs["href"]
+            assert c.get(study).status_code == 200
+        onward = find(html, data_testid="next-station")[0]
+        assert (onward.tag == "a") is expect_link
+        assert onward.attrs.get("href", "") == next_url
