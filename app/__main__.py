@@ -2,14 +2,37 @@
 
 from __future__ import annotations
 
+import socket
+
 import uvicorn
 
 from app.config import get_settings
 
+EVERY_INTERFACE = ("0.0.0.0", "::")
+
+
+def addresses(host: str, port: int) -> list[str]:
+    """The URLs to open: with every interface bound, this machine's own and its LAN one."""
+    if host not in EVERY_INTERFACE:
+        return [f"http://{host}:{port}/"]
+    urls = [f"http://127.0.0.1:{port}/"]
+    try:
+        # Connecting a UDP socket sends nothing; it only asks the kernel which local
+        # address would route outward, i.e. the one the class can reach.
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            lan = s.getsockname()[0]
+        if lan and not lan.startswith("127."):
+            urls.append(f"http://{lan}:{port}/")
+    except OSError:
+        pass  # no network at all: the local address is all there is
+    return urls
+
 
 def main() -> None:
     settings = get_settings()
-    print(f"Station 08 · Speculative decoding: http://{settings.host}:{settings.port}/", flush=True)
+    urls = " or ".join(addresses(settings.host, settings.port))
+    print(f"Station 08 · Speculative decoding: {urls}", flush=True)
     uvicorn.run(
         "app.main:create_app",
         factory=True,

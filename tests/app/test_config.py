@@ -36,3 +36,12 @@ def test_settings_come_from_the_environment(monkeypatch) -> None:  # type: ignor
     s = AppSettings()
     assert s.port == 9100
     assert s.frame_ancestors == "'self' http://cockpit.test"
+
+
+def test_serve_prints_addresses_a_learner_can_open() -> None:
+    from app.__main__ import addresses
+
+    assert addresses("127.0.0.1", 8008) == ["http://127.0.0.1:8008/"]
+    every = addresses("0.0.0.0", 8008)
+    assert every[0] == "http://127.0.0.1:8008/"
+    assert all("0.0.0.0" not in url for url in every)  # not an address anyone can open
