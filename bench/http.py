@@ -4,10 +4,11 @@ Starts the real server (uvicorn, `app.main:create_app` factory, h11, no access l
 subprocess on a free 127.0.0.1 port, then in the same run:
 
 1. One client, sequential, keep-alive (`http.client`), the three interleaved: p50 / p99 of
-   `GET /station/evidence?pred=skip&match=..&k=..` with a new (match, k) every request (match
-   swept 0.00..0.99 at k = 4, 3, 5), so the server's lru caches cannot answer (a learner
-   dragging a slider); the same with one fixed query (a slider dragged back: cached); and
-   `/healthz`, the reference. Budget (QUALITY.md, Speed): evidence p99 <= 16 ms (one frame).
+   `GET /station/evidence?pred=skip&match=..&k=..` with a new (match, k) every request (a
+   match never used before, at k = 4, 3, 5), so none of the server's caches can answer (a
+   learner dragging the match slider); the same with one fixed query (a slider dragged
+   back: cached); and `/healthz`, the reference. Budget (QUALITY.md, Speed): evidence
+   p99 <= 16 ms (one frame).
 1b. The same client, then a long run of new states (1 500 by default, more than the caches
    hold, so every answer evicts an old state): p50, p99, p99.9 and max.
 2. If wrk is installed: `wrk -t2 -c100 -d<duration>s` against /healthz and the fixed evidence
@@ -77,8 +78,10 @@ def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.0
 
 
 def slider_path(i: int) -> str:
-    """The i-th slider position: match swept 0.00..0.99 at k = 4, 3, 5 (300 distinct)."""
-    return f"{EVIDENCE}&match={(i % 100) / 100:.2f}&k={(4, 3, 5)[(i // 100) % 3]}"
+    """The i-th slider position: k = 4, 3, 5 by hundreds, and a match never used before
+    (0 <= match < 1 in steps of 1/300), so neither the served requests nor the per-context
+    laws they share (witness/request.py) are cached: the worst case of a new state."""
+    return f"{EVIDENCE}&match={i / 300:.5f}&k={(4, 3, 5)[(i // 100) % 3]}"
 
 
 def get_ms(conn: http.client.HTTPConnection, path: str) -> tuple[float, bool]:
@@ -120,9 +123,11 @@ def bench_sequential(port: int, n: int) -> None:
 
 
 def churn_path(i: int) -> str:
-    """The i-th of a long run of states none of which repeats (nor any of slider_path's)."""
+    """The i-th of a long run of states none of which repeats (nor any of slider_path's):
+    1 500 matches spread over 0..1 in a scrambled order, each new, as in slider_path."""
     k = (3, 4, 5, 6, 2)[(i // 100) % 5]
-    return f"{EVIDENCE}&match={(i % 100) / 100:.2f}&k={k}&seed={100 + i // 500}"
+    match = ((i * 617) % 1500 + 0.5) / 1500  # 617 is prime to 1500: a permutation
+    return f"{EVIDENCE}&match={match:.5f}&k={k}&seed={100 + i // 500}"
 
 
 def bench_churn(port: int, n: int) -> None:

@@ -9,13 +9,14 @@ that repaired it, or the bonus token; then the totals and the exact distribution
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import cached_property, lru_cache
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from witness.keys import Stream
-from witness.lm import TinyModels, detokenize, tiny_models
+from witness.lm import BOUNDARY, TinyModels, detokenize, tiny_models
 from witness.rule import BlockResult, verify_unchecked
 from witness.settings import Settings
 from witness.simulate import block_uniforms
@@ -24,7 +25,6 @@ from witness.theory import (
     greedy_distribution,
     output_law,
     residual_unchecked,
-    sample_inverse_cdf,
 )
 
 FloatArray = NDArray[np.float64]
@@ -143,32 +143,91 @@ def _plain(x: Any) -> Any:
     return x
 
 
-class _Rows:
-    """p and q at a context, in the mode's temperature (greedy: one-hot at argmax)."""
+# A context's laws are cached: the trigram target and bigram draft see only the last two
+# tokens, so the same pair recurs within a request, across the sixteen requests of a k sweep,
+# and as an instructor drags k at one match; ~2 000 pairs are ~30 MB at most.
+LAW_CACHE = 2048
 
-    def __init__(self, models: TinyModels, settings: Settings) -> None:
-        self.models, self.match, self.greedy = models, settings.match, settings.greedy
 
-    def target(self, context: list[int]) -> FloatArray:
-        p = self.models.target(context)
-        return greedy_distribution(p) if self.greedy else p
+@lru_cache(maxsize=LAW_CACHE)
+def _target(greedy: bool, before: int, prev: int) -> FloatArray:
+    """p(. | before, prev), in the mode's temperature (greedy: one-hot at the argmax)."""
+    p = tiny_models().target_row(before, prev)
+    return _read_only(greedy_distribution(p)) if greedy else p
 
-    def draft(self, context: list[int]) -> FloatArray:
+
+class _Law:
+    """p and q at one context, and what the rule derives from them, each computed once."""
+
+    def __init__(self, match: float, greedy: bool, before: int, prev: int) -> None:
+        models = tiny_models()
+        self.p = _target(greedy, before, prev)
         # q is blended from the *sampled* target, then made greedy: at match 1, q = p exactly.
-        raw = self.models.target(context)
-        q = self.match * raw + (1.0 - self.match) * self.models.draft(context)
-        return greedy_distribution(q) if self.greedy else q
+        raw = models.target_row(before, prev)
+        q = match * raw + (1.0 - match) * models.draft_row(prev)
+        self.q: FloatArray = _read_only(greedy_distribution(q) if greedy else q)
+        self._tv: dict[Mode, float] = {}
+
+    @cached_property
+    def q_cdf(self) -> FloatArray:
+        return _read_only(self.q.cumsum())
+
+    def sample_q(self, u: float) -> int:
+        """The draft's token for uniform u: `sample_one(q, u)` with q's CDF kept."""
+        cdf = self.q_cdf
+        index = int(cdf.searchsorted(u * cdf[-1], side="right"))
+        return index if index < cdf.shape[0] else int(np.flatnonzero(self.q)[-1])
+
+    @cached_property
+    def alpha(self) -> float:
+        return float(np.minimum(self.p, self.q).sum())
+
+    @cached_property
+    def residual(self) -> FloatArray:
+        return _read_only(residual_unchecked(self.p, self.q))
+
+    @cached_property
+    def residual_order(self) -> NDArray[np.intp]:
+        """Token ids by residual mass, largest first (ties by id), the first RESIDUAL_TOP."""
+        order: NDArray[np.intp] = np.argsort(-self.residual, kind="stable")[:RESIDUAL_TOP]
+        return order
+
+    @cached_property
+    def liked(self) -> NDArray[np.intp]:
+        """Token ids by max(p, q), largest first (ties by id), the first BAR_TOKENS."""
+        order: NDArray[np.intp] = np.argsort(-np.maximum(self.p, self.q), kind="stable")
+        return order[:BAR_TOKENS]
+
+    def tv(self, mode: Mode) -> float:
+        """Exact total variation between the law this mode emits here and p."""
+        if mode not in self._tv:
+            law = output_law(self.p, self.q, verify=mode != "no_verify", repair=mode == "lossless")
+            self._tv[mode] = float(0.5 * np.abs(law - self.p).sum())
+        return self._tv[mode]
+
+
+_law = lru_cache(maxsize=LAW_CACHE)(_Law)
+
+
+def _read_only(row: FloatArray) -> FloatArray:
+    """Cached laws are shared by every request: make an accidental write an error."""
+    row.flags.writeable = False
+    return row
+
+
+def _last_two(models: TinyModels, context: list[int]) -> tuple[int, int]:
+    """The (before, prev) pair the models condition on, padded with sentence boundaries."""
+    pad = models.index[BOUNDARY]
+    return (context[-2] if len(context) >= 2 else pad), (context[-1] if context else pad)
 
 
 def serve_request(settings: Settings) -> RequestTrace:
     """Serve one request under ``settings``: deterministic, a pure function of them."""
     models = tiny_models()
-    rows = _Rows(models, settings)
     prompt_ids, skipped = models.encode(settings.prompt)
     out: list[int] = []
     blocks: list[BlockTrace] = []
-    p_seen: list[FloatArray] = []
-    q_seen: list[FloatArray] = []
+    seen: list[_Law] = []  # every drafted position's laws, for the exact check
     # Every block emits at least one token, so `tokens` blocks always suffice; the keyed
     # uniforms come as whole grids (shared with simulate_blocks, cached per seed).
     n, k = settings.tokens, settings.k
@@ -178,15 +237,12 @@ def serve_request(settings: Settings) -> RequestTrace:
         block_uniforms(settings.seed, n, 1, Stream.FINAL)[:, 0],
     )
     while len(out) < settings.tokens:
-        trace, p_block, q_block = _serve_block(
-            models, rows, settings, draws, len(blocks), prompt_ids, out
-        )
+        trace, laws = _serve_block(models, settings, draws, len(blocks), prompt_ids, out)
         blocks.append(trace)
-        p_seen.extend(p_block)
-        q_seen.extend(q_block)
+        seen.extend(laws)
         out.extend(trace.result.emitted[: len(trace.emitted_words)])
-    totals = _totals(settings, blocks, q_seen, p_seen)
-    check = _check(settings, rows, prompt_ids, out, np.array(p_seen), np.array(q_seen))
+    totals = _totals(settings, blocks)
+    check = _check(settings, models, prompt_ids, out, seen)
     return RequestTrace(
         settings=settings.model_dump(),
         prompt_words=tuple(models.vocab[i] for i in prompt_ids),
@@ -210,52 +266,42 @@ class _Draws:
 
 def _serve_block(
     models: TinyModels,
-    rows: _Rows,
     s: Settings,
     draws: _Draws,
     b: int,
     prompt: list[int],
     out: list[int],
-) -> tuple[BlockTrace, list[FloatArray], list[FloatArray]]:
+) -> tuple[BlockTrace, list[_Law]]:
     context = prompt + out
     u_draft, u_accept, u_final = draws.draft[b], draws.accept[b], float(draws.final[b])
+    before, prev = _last_two(models, context)
     draft: list[int] = []
-    p_rows: list[FloatArray] = []
-    q_rows: list[FloatArray] = []
+    laws: list[_Law] = []
     for i in range(s.k):  # the draft is autoregressive: each token extends the context
-        p_i = rows.target(context + draft)
-        q_i = rows.draft(context + draft)
-        draft.append(int(sample_inverse_cdf(q_i, u_draft[i])))
-        p_rows.append(p_i)
-        q_rows.append(q_i)
-    p_rows.append(rows.target(context + draft))  # the bonus position, same target pass
-    residuals: dict[int, FloatArray] = {}
-
-    def residual_at(i: int) -> FloatArray:  # drawn from at a rejection, drawn in the picture
-        if i not in residuals:
-            residuals[i] = residual_unchecked(p_rows[i], q_rows[i])
-        return residuals[i]
-
+        law = _law(s.match, s.greedy, before, prev)
+        x = law.sample_q(float(u_draft[i]))
+        draft.append(x)
+        laws.append(law)
+        before, prev = prev, x
+    p_rows = [law.p for law in laws]
+    p_rows.append(_target(s.greedy, before, prev))  # the bonus position, same target pass
     result = verify_unchecked(
         p_rows,
-        q_rows,
+        [law.q for law in laws],
         draft,
         u_accept,
         u_final,
         verify=s.verify,
         repair=s.repair,
-        residual_at=residual_at,
+        residual_at=lambda i: laws[i].residual,
     )
     steps = tuple(
-        _draft_step(models, i, draft[i], p_rows[i], q_rows[i], float(u_accept[i]), result)
-        for i in range(s.k)
+        _draft_step(models, i, draft[i], laws[i], float(u_accept[i]), result) for i in range(s.k)
     )
     room = s.tokens - len(out)
     kinds = _kinds(result)[:room]
     focus = result.first_rejection if result.first_rejection is not None else s.k - 1
-    bars, top = _repair_picture(
-        models, p_rows[focus], q_rows[focus], draft[focus], residual_at(focus)
-    )
+    bars, top = _repair_picture(models, laws[focus], draft[focus])
     rejected = result.first_rejection
     final = result.repair_token if result.repair_token is not None else result.bonus_token
     trace = BlockTrace(
@@ -274,23 +320,24 @@ def _serve_block(
         residual_top=top,
         truncated=len(result.emitted) - len(kinds),
     )
-    return trace, p_rows[: s.k], q_rows
+    return trace, laws
 
 
 def _draft_step(
-    models: TinyModels, i: int, x: int, p: FloatArray, q: FloatArray, u: float, r: BlockResult
+    models: TinyModels, i: int, x: int, law: _Law, u: float, r: BlockResult
 ) -> DraftStep:
     checked = r.verified and (r.first_rejection is None or i <= r.first_rejection)
+    p, q = float(law.p[x]), float(law.q[x])
     return DraftStep(
         position=i,
         token=x,
         word=models.vocab[x],
-        p=float(p[x]),
-        q=float(q[x]),
-        ratio=float(p[x] / q[x]),
+        p=p,
+        q=q,
+        ratio=p / q,
         u=u,
         accepted=(i < r.accepted) if checked else None,
-        alpha=float(np.minimum(p, q).sum()),
+        alpha=law.alpha,
     )
 
 
@@ -303,26 +350,23 @@ def _kinds(r: BlockResult) -> tuple[Kind, ...]:
 
 
 def _repair_picture(
-    models: TinyModels, p: FloatArray, q: FloatArray, drafted: int, r: FloatArray
+    models: TinyModels, law: _Law, drafted: int
 ) -> tuple[tuple[Bar, ...], tuple[tuple[str, float], ...]]:
     """Bars of p, q, min(p, q) and the residual over the tokens that carry the picture."""
-    overlap = np.minimum(p, q)
-    top_ids = np.argsort(-r, kind="stable")[:RESIDUAL_TOP]
+    p, q, r = law.p, law.q, law.residual
+    top_ids = law.residual_order
     # The drafted token, the residual's top tokens, then whatever either model likes most.
-    liked = np.argsort(-np.maximum(p, q), kind="stable")[:BAR_TOKENS]
-    order = [drafted, *top_ids[:3], *liked]
+    order = [drafted, *top_ids[:3], *law.liked]
     picked = list(dict.fromkeys(int(t) for t in order))[:BAR_TOKENS]
     bars = tuple(
-        Bar(models.vocab[t], float(p[t]), float(q[t]), float(overlap[t]), float(r[t]))
+        Bar(models.vocab[t], float(p[t]), float(q[t]), float(min(p[t], q[t])), float(r[t]))
         for t in picked
     )
     top = tuple((models.vocab[int(t)], float(r[t])) for t in top_ids if r[t] > 0)
     return bars, top
 
 
-def _totals(
-    s: Settings, blocks: list[BlockTrace], q_seen: list[FloatArray], p_seen: list[FloatArray]
-) -> Totals:
+def _totals(s: Settings, blocks: list[BlockTrace]) -> Totals:
     n = s.tokens
     target_passes = len(blocks) if s.verify else 0
     draft_passes = s.k * len(blocks)
@@ -355,24 +399,21 @@ def _totals(
 
 
 def _check(
-    s: Settings,
-    rows: _Rows,
-    prompt: list[int],
-    out: list[int],
-    p: FloatArray,
-    q: FloatArray,
+    s: Settings, models: TinyModels, prompt: list[int], out: list[int], seen: list[_Law]
 ) -> DistributionCheck:
-    law = output_law(p, q, verify=s.verify, repair=s.repair)
-    tv = 0.5 * np.abs(law - p).sum(axis=-1)
+    mode = mode_of(s.verify, s.repair)
+    tv = np.array([law.tv(mode) for law in seen])
     baseline_match: bool | None = None
     if s.greedy:  # plain greedy decoding of the target, one pass per token
         plain: list[int] = []
+        before, prev = _last_two(models, prompt)
         for _ in range(s.tokens):
-            plain.append(int(np.argmax(rows.target(prompt + plain))))
+            plain.append(int(np.argmax(_target(True, before, prev))))
+            before, prev = prev, plain[-1]
         baseline_match = plain == out
     tv_max = float(tv.max())
     return DistributionCheck(
-        mode=mode_of(s.verify, s.repair),
+        mode=mode,
         greedy=s.greedy,
         tv_max=tv_max,
         tv_mean=float(tv.mean()),
