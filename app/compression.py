@@ -11,6 +11,11 @@ from __future__ import annotations
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+# Level 5, not Starlette's 9: a 60 KB fragment compresses in well under a millisecond and
+# still shrinks ~5x; level 9 spent several ms of every slider answer on it. Rendered pages
+# are compressed once, at this level, when they are rendered (app/rendering.py).
+GZIP_LEVEL = 5
+
 
 class Compress:
     def __init__(self, app: ASGIApp, *, minimum_size: int = 1024) -> None:
@@ -28,8 +33,6 @@ class Compress:
 
             await self.app(scope, receive, route)
 
-        # Level 5, not Starlette's 9: a 60 KB fragment compresses in well under a millisecond
-        # and still shrinks ~5x; level 9 spent several ms of every slider answer on it.
         await GZipMiddleware(
-            app_with_debug_bypass, minimum_size=self.minimum_size, compresslevel=5
+            app_with_debug_bypass, minimum_size=self.minimum_size, compresslevel=GZIP_LEVEL
         )(scope, receive, send)

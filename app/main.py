@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,6 +18,7 @@ from app.compression import Compress
 from app.config import AppSettings, get_settings
 from app.rendering import make_renderer
 from app.security import SecurityHeaders
+from app.step_pages import make_step_renderer
 from app.templating import make_templates
 from witness.lm import tiny_models
 
@@ -56,7 +58,10 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.templates = make_templates()
-    app.state.render = make_renderer(app.state.templates, settings)
+    # Renders of new states queue at one gate, pages and step-through alike (app/memo.py).
+    app.state.render_gate = threading.Lock()
+    app.state.render = make_renderer(app.state.templates, settings, app.state.render_gate)
+    app.state.step_render = make_step_renderer(app.state.templates, app.state.render_gate)
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(route_pages.router)

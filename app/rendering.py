@@ -12,22 +12,45 @@ context is rebuilt for it on demand (it is deterministic), and only for it.
 
 from __future__ import annotations
 
+import gzip
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
 from starlette.background import BackgroundTask
+from starlette.datastructures import Headers
 from starlette.responses import HTMLResponse
 from starlette.types import Receive, Scope, Send
 
+from app.compression import GZIP_LEVEL
 from app.config import AppSettings
+from app.memo import Memo
 from app.state import StationState
 from app.views.station import StationView, station_view
 
 LIVE_FRAGMENTS = frozenset({"fragments_evidence.html"})
-RENDER_CACHE = 512  # states; each is ~30 KB of HTML, so ~15 MB at most
+# States per cache; a whole page is ~75 KB of HTML (~10 KB gzipped), a fragment ~50 KB.
+RENDER_CACHE = 512
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A rendered text as sent: UTF-8, and gzipped once for the clients that accept it.
+
+    Bytes, not str: the pages hold ✓, · and —, which make a Python str two bytes a
+    character. Compressing at render time, not per response, means a cached page costs no
+    compression at all (the gzip middleware passes an encoded body through untouched).
+    """
+
+    plain: bytes
+    gzipped: bytes
+
+
+def encode(text: str) -> Encoded:
+    plain = text.encode()
+    return Encoded(plain, gzip.compress(plain, compresslevel=GZIP_LEVEL, mtime=0))
 
 
 class RenderedPage(HTMLResponse):
@@ -35,21 +58,31 @@ class RenderedPage(HTMLResponse):
 
     def __init__(
         self,
-        body: str,
+        body: Encoded,
         template: str,
         context: Callable[[], dict[str, Any]],
         status_code: int = 200,
         headers: dict[str, str] | None = None,
         background: BackgroundTask | None = None,
     ) -> None:
-        super().__init__(body, status_code, headers, background=background)
-        self.template_name, self.context = template, context
+        super().__init__(body.plain, status_code, headers, background=background)
+        self.encoded, self.template_name, self.context = body, template, context
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if "http.response.debug" in scope.get("extensions", {}):
             info = {"template": _Named(self.template_name), "context": self.context()}
             await send({"type": "http.response.debug", "info": info})
+        self.headers.add_vary_header("Accept-Encoding")
+        if _accepts_gzip(scope):
+            self.body = self.encoded.gzipped
+            self.headers["Content-Encoding"] = "gzip"
+            self.headers["Content-Length"] = str(len(self.body))
         await super().__call__(scope, receive, send)
+
+
+def _accepts_gzip(scope: Scope) -> bool:
+    # The same test as Starlette's GZipMiddleware, so every response is encoded alike.
+    return "gzip" in Headers(scope=scope).get("accept-encoding", "")
 
 
 class _Named:
@@ -61,7 +94,7 @@ class _Named:
 
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    body: str
+    body: Encoded
     page_url: str  # the whole page's URL for this state (HX-Replace-Url)
 
 
@@ -73,16 +106,17 @@ class Renderer:
     view: Callable[[str, StationState], StationView]
 
 
-def make_renderer(templates: Jinja2Templates, settings: AppSettings) -> Renderer:
+def make_renderer(
+    templates: Jinja2Templates, settings: AppSettings, gate: threading.Lock
+) -> Renderer:
     def view(template: str, state: StationState) -> StationView:
         # Fragments answer a slider move: the sweep (sixteen served requests) follows in a
         # request of its own, so only whole pages and the sweep itself draw it.
         return station_view(state, settings, with_sweep=template not in LIVE_FRAGMENTS)
 
-    @lru_cache(maxsize=RENDER_CACHE)
     def render(template: str, state: StationState, include_seed: bool) -> Rendered:
         made = view(template, state)
         body = templates.get_template(template).render(view=made, include_seed=include_seed)
-        return Rendered(body, made.links.page)
+        return Rendered(encode(body), made.links.page)
 
-    return Renderer(render, view)
+    return Renderer(Memo(render, RENDER_CACHE, gate), view)

@@ -12,16 +12,17 @@ A value the station cannot use answers 422 with the message in place, never a 50
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from fastapi.templating import Jinja2Templates
 
-from app.rendering import RenderedPage
+from app.memo import Memo
+from app.rendering import Encoded, RenderedPage, encode
 from app.state import FieldProblem, StationState, parse_state
 from app.views.station import cached_trace
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
@@ -58,7 +59,7 @@ def step_context(state: StationState, live: bool = True) -> StepContext:
 
 @dataclass(frozen=True, slots=True)
 class RenderedStep:
-    body: str
+    body: Encoded
     page_url: str
     has_problems: bool
 
@@ -66,27 +67,21 @@ class RenderedStep:
 StepRenderer = Callable[[StationState, bool], RenderedStep]
 
 
-def make_step_renderer(templates: Jinja2Templates) -> StepRenderer:
+def make_step_renderer(templates: Jinja2Templates, gate: threading.Lock) -> StepRenderer:
     """Like app.rendering's page renderer: one render per distinct (state, live) pair, and
     the cache keeps the text, not the context (it is rebuilt for a test client only)."""
 
-    @lru_cache(maxsize=RENDER_CACHE)
     def render(state: StationState, live: bool) -> RenderedStep:
         context = step_context(state, live)
         body = templates.get_template(TEMPLATE).render(view=context, st_fragment=True, st_live=live)
         st = context.stepthrough
-        return RenderedStep(body, st.page_url, bool(st.problems))
+        return RenderedStep(encode(body), st.page_url, bool(st.problems))
 
-    return render
+    return Memo(render, RENDER_CACHE, gate)
 
 
 def _renderer(request: Request) -> StepRenderer:
-    # Made on first use and kept on the app, so every app (and every test) has its own cache.
-    app_state: Any = request.app.state
-    render: StepRenderer | None = getattr(app_state, "step_render", None)
-    if render is None:
-        render = make_step_renderer(app_state.templates)
-        app_state.step_render = render
+    render: StepRenderer = request.app.state.step_render  # made by create_app, one per app
     return render
 
 

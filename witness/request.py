@@ -9,7 +9,7 @@ that repaired it, or the bonus token; then the totals and the exact distribution
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
@@ -157,7 +157,12 @@ def _target(greedy: bool, before: int, prev: int) -> FloatArray:
 
 
 class _Law:
-    """p and q at one context, and what the rule derives from them, each computed once."""
+    """p and q at one context, and what the rule derives from them, each computed once.
+
+    Lazy parts are plain attributes filled on first use, not `functools.cached_property`:
+    in Python 3.11 that holds one lock shared by every instance, which serialised the
+    server's worker threads (two threads filling the same value is harmless: it is pure).
+    """
 
     def __init__(self, match: float, greedy: bool, before: int, prev: int) -> None:
         models = tiny_models()
@@ -166,11 +171,12 @@ class _Law:
         raw = models.target_row(before, prev)
         q = match * raw + (1.0 - match) * models.draft_row(prev)
         self.q: FloatArray = _read_only(greedy_distribution(q) if greedy else q)
+        self.q_cdf: FloatArray = _read_only(self.q.cumsum())  # every draft samples from it
+        self.alpha = float(np.minimum(self.p, self.q).sum())  # every draft step shows it
+        self._residual: FloatArray | None = None
+        self._residual_order: NDArray[np.intp] | None = None
+        self._liked: NDArray[np.intp] | None = None
         self._tv: dict[Mode, float] = {}
-
-    @cached_property
-    def q_cdf(self) -> FloatArray:
-        return _read_only(self.q.cumsum())
 
     def sample_q(self, u: float) -> int:
         """The draft's token for uniform u: `sample_one(q, u)` with q's CDF kept."""
@@ -178,25 +184,26 @@ class _Law:
         index = int(cdf.searchsorted(u * cdf[-1], side="right"))
         return index if index < cdf.shape[0] else int(np.flatnonzero(self.q)[-1])
 
-    @cached_property
-    def alpha(self) -> float:
-        return float(np.minimum(self.p, self.q).sum())
-
-    @cached_property
+    @property
     def residual(self) -> FloatArray:
-        return _read_only(residual_unchecked(self.p, self.q))
+        if self._residual is None:
+            self._residual = _read_only(residual_unchecked(self.p, self.q))
+        return self._residual
 
-    @cached_property
+    @property
     def residual_order(self) -> NDArray[np.intp]:
         """Token ids by residual mass, largest first (ties by id), the first RESIDUAL_TOP."""
-        order: NDArray[np.intp] = np.argsort(-self.residual, kind="stable")[:RESIDUAL_TOP]
-        return order
+        if self._residual_order is None:
+            self._residual_order = np.argsort(-self.residual, kind="stable")[:RESIDUAL_TOP]
+        return self._residual_order
 
-    @cached_property
+    @property
     def liked(self) -> NDArray[np.intp]:
         """Token ids by max(p, q), largest first (ties by id), the first BAR_TOKENS."""
-        order: NDArray[np.intp] = np.argsort(-np.maximum(self.p, self.q), kind="stable")
-        return order[:BAR_TOKENS]
+        if self._liked is None:
+            order = np.argsort(-np.maximum(self.p, self.q), kind="stable")
+            self._liked = order[:BAR_TOKENS]
+        return self._liked
 
     def tv(self, mode: Mode) -> float:
         """Exact total variation between the law this mode emits here and p."""

@@ -64,3 +64,23 @@ def test_pages_are_compressed_and_keep_their_headers(client: TestClient) -> None
     assert page.headers["content-security-policy"].startswith("default-src 'self'")
     assert page.context["view"].settings.k == 4  # type: ignore[attr-defined]
     assert "content-encoding" not in client.get("/healthz").headers  # too small to bother
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/station?pred=skip", "/station/evidence?pred=skip&k=6", "/station/step?pred=skip&sub=2"],
+)
+def test_a_rendered_page_is_the_same_text_gzipped_or_not(client: TestClient, path: str) -> None:
+    # Rendered pages are compressed once when rendered, not per response: the gzipped
+    # answer must be the plain one, and every cache on the way must know they differ.
+    plain = client.get(path, headers={"Accept-Encoding": "identity"})
+    packed = client.get(path, headers={"Accept-Encoding": "gzip, deflate"})
+    assert "content-encoding" not in plain.headers
+    assert packed.headers["content-encoding"] == "gzip"
+    assert packed.content == plain.content  # the client decoded it
+    assert packed.num_bytes_downloaded * 3 < len(packed.content)
+    for answer in (plain, packed):
+        assert "Accept-Encoding" in answer.headers["vary"]
+        assert int(answer.headers["content-length"]) == answer.num_bytes_downloaded
+    if "/evidence" in path:  # the fragment's own Vary is kept beside it
+        assert "HX-Request" in packed.headers["vary"]
