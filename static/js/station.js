@@ -3,6 +3,7 @@
 // in flight, and starts route memory (./station-memory.js).
 
 import { startChartDownloads } from "./charts.js";
+import { startConnectionNotices } from "./connection.js";
 import { startStationMemory } from "./station-memory.js";
 import { startStepThrough } from "./stepthrough.js";
 
@@ -66,3 +67,4 @@ document.documentElement.classList.add("js");
 startStationMemory();
 startChartDownloads();
 startStepThrough();
+startConnectionNotices();

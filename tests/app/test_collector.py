@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -32,7 +33,9 @@ async def _send(message: Message) -> None:
 
 
 def _call(app: ASGIApp, kind: str = "http") -> None:
-    asyncio.run(app({"type": kind}, _receive, _send))
+    # In a thread of its own: Playwright's sync API may hold an event loop in this one.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, app({"type": kind}, _receive, _send)).result()
 
 
 def _generation_of(obj: object) -> int | None:

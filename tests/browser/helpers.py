@@ -55,10 +55,15 @@ class BrowserMonitor:
     requests: list[str] = field(default_factory=list)
     server_errors: list[str] = field(default_factory=list)
     allowed_console: list[re.Pattern[str]] = field(default_factory=list)
+    allowed_server: list[re.Pattern[str]] = field(default_factory=list)
 
     def allow_console_error(self, pattern: str) -> None:
         """Let one specific, expected console error through (for the calling test only)."""
         self.allowed_console.append(re.compile(pattern))
+
+    def allow_server_error(self, pattern: str) -> None:
+        """Let a 5xx the calling test made itself (a routed, fake answer) through."""
+        self.allowed_server.append(re.compile(pattern))
 
     def watch(self, context: BrowserContext) -> None:
         context.on("page", self._watch_page)
@@ -97,13 +102,16 @@ class BrowserMonitor:
             if not any(p.search(text) for p in self.allowed_console)
         ]
         foreign = [u for u in self.requests if origin_of(u) != self.origin]
+        server = [
+            e for e in self.server_errors if not any(p.search(e) for p in self.allowed_server)
+        ]
         out = []
         for title, found in (
             ("console errors", unexpected),
             ("uncaught page errors", self.page_errors),
             ("dialogs (e.g. an injected alert)", self.dialogs),
             ("requests off the station's origin", foreign),
-            ("5xx responses", self.server_errors),
+            ("5xx responses", server),
         ):
             if found:
                 out.append(f"{len(found)} {title}:\n" + "\n".join(f"  - {x}" for x in found))

@@ -379,3 +379,49 @@ def test_an_invalid_seed_is_named_in_the_evidence_panel(
     expect(page.get_by_test_id("evidence")).to_be_visible()
     expect(page.get_by_test_id("verdict-sentence")).to_contain_text("from 4 to 8")
     axe(page, "invalid seed named in place")
+
+
+# --------------------------------------------------------------------------- connection
+
+
+def test_a_lost_server_is_said_in_place_and_the_evidence_marked_out_of_date(
+    page: Page, monitor: BrowserMonitor
+) -> None:
+    # The class Wi-Fi drops: the next slider move cannot reach the server. htmx and the
+    # browser report the failed request in the console; that is expected here, nothing else.
+    monitor.allow_console_error(r"^htmx:(sendError|afterRequest)|Failed to load resource")
+    page.goto(PREDICTED_URL)
+    k = page.locator("#in-k")
+    notice = page.get_by_test_id("connection-notice")
+    expect(notice).to_be_hidden()
+    page.route(re.compile(r"/station/evidence\?"), lambda route: route.abort("failed"))
+    k.press("ArrowRight")
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("could not be reached")
+    expect(notice).to_have_attribute("role", "alert")
+    stale = page.get_by_test_id("evidence-stale")
+    expect(stale).to_be_visible()
+    expect(stale).to_contain_text("Out of date")
+    expect(page.get_by_test_id("verdict-sentence")).to_contain_text("from 4 to 8")  # unchanged
+    axe(page, "connection lost")
+
+    page.unroute(re.compile(r"/station/evidence\?"))
+    press(page, k, "ArrowRight")  # the server answers again: the notice goes, evidence is current
+    expect(notice).to_be_hidden()
+    expect(stale).to_have_count(0)
+    expect(page.get_by_test_id("verdict-sentence")).to_contain_text("from 4 to 10")
+
+
+def test_a_server_error_is_said_with_its_status(page: Page, monitor: BrowserMonitor) -> None:
+    monitor.allow_console_error(r"Response Status Error Code 503|status of 503")
+    monitor.allow_server_error(r"^503 .*/station/evidence\?")  # the fake answer routed below
+    page.goto(PREDICTED_URL)
+    page.route(
+        re.compile(r"/station/evidence\?"),
+        lambda route: route.fulfill(status=503, body="busy", content_type="text/plain"),
+    )
+    page.locator("#in-k").press("ArrowRight")
+    notice = page.get_by_test_id("connection-notice")
+    expect(notice).to_contain_text("answered with an error (HTTP 503)")
+    expect(page.get_by_test_id("evidence-stale")).to_be_visible()
+    expect(page.get_by_test_id("evidence")).to_be_visible()  # never a blank panel
