@@ -37,20 +37,24 @@ RENDER_CACHE = 512
 
 @dataclass(frozen=True, slots=True)
 class Encoded:
-    """A rendered text as sent: UTF-8, and gzipped once for the clients that accept it.
+    """A rendered text as it is kept: UTF-8, gzipped once, when it is rendered.
 
-    Bytes, not str: the pages hold ✓, · and —, which make a Python str two bytes a
-    character. Compressing at render time, not per response, means a cached page costs no
-    compression at all (the gzip middleware passes an encoded body through untouched).
+    Every browser accepts gzip, so a cached page is sent as it is kept, with no compression
+    per response (the gzip middleware passes an encoded body through untouched), and the
+    caches hold ~7x less than the text itself (a str of these pages, with their ✓, · and —,
+    takes two bytes a character). The rare client that does not accept gzip gets it
+    decompressed, ~0.1 ms.
     """
 
-    plain: bytes
     gzipped: bytes
+
+    @property
+    def plain(self) -> bytes:
+        return gzip.decompress(self.gzipped)
 
 
 def encode(text: str) -> Encoded:
-    plain = text.encode()
-    return Encoded(plain, gzip.compress(plain, compresslevel=GZIP_LEVEL, mtime=0))
+    return Encoded(gzip.compress(text.encode(), compresslevel=GZIP_LEVEL, mtime=0))
 
 
 class RenderedPage(HTMLResponse):
@@ -65,7 +69,8 @@ class RenderedPage(HTMLResponse):
         headers: dict[str, str] | None = None,
         background: BackgroundTask | None = None,
     ) -> None:
-        super().__init__(body.plain, status_code, headers, background=background)
+        # The body is chosen in __call__, when the client's Accept-Encoding is known.
+        super().__init__(b"", status_code, headers, background=background)
         self.encoded, self.template_name, self.context = body, template, context
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -76,7 +81,9 @@ class RenderedPage(HTMLResponse):
         if _accepts_gzip(scope):
             self.body = self.encoded.gzipped
             self.headers["Content-Encoding"] = "gzip"
-            self.headers["Content-Length"] = str(len(self.body))
+        else:
+            self.body = self.encoded.plain
+        self.headers["Content-Length"] = str(len(self.body))
         await super().__call__(scope, receive, send)
 
 
