@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from urllib.parse import urlencode
 
 from app.config import AppSettings
 from app.state import (
@@ -137,7 +136,8 @@ def station_view(state: StationState, app: AppSettings, *, with_sweep: bool = Tr
             clear_prediction=state.url(prediction=None),
             next_request=next_state.url(),
             next_request_fragment=next_state.url("/station/evidence"),
-            evaluation=_api_url("/api/evaluation", s),
+            # The API takes the settings alone, not the view's state.
+            evaluation=StationState(s, None, None).url("/api/evaluation"),
             worksheet=state.url("/station/worksheet"),
             sweep=state.url("/station/sweep"),
             slice_page=state.url(options=replace(state.options, slice=True)),
@@ -159,11 +159,6 @@ def station_view(state: StationState, app: AppSettings, *, with_sweep: bool = Tr
         sweep=sweep_chart(s) if revealed and with_sweep else None,
         slice=slice_view(s) if revealed and with_sweep and state.options.slice else None,
     )
-
-
-def _api_url(path: str, s: Settings) -> str:
-    query = StationState(s, None, None).query()
-    return f"{path}?{urlencode(query)}" if query else path
 
 
 def _without(query: dict[str, str], names: tuple[str, ...]) -> dict[str, str]:
