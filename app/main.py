@@ -12,14 +12,14 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from app import api, pages, route_pages, step_pages, study_pages
-from app.collector import CollectBetweenRequests
-from app.compression import Compress
 from app.config import AppSettings, get_settings
-from app.rendering import make_renderer
-from app.security import SecurityHeaders
-from app.step_pages import make_step_renderer
-from app.templating import make_templates
+from app.rendering.collector import CollectBetweenRequests
+from app.rendering.compression import Compress
+from app.rendering.pipeline import make_renderer
+from app.rendering.security import SecurityHeaders
+from app.rendering.templating import make_templates
+from app.routes import api, pages, route, steps, study
+from app.routes.steps import make_step_renderer
 from witness.lm import tiny_models
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,9 +64,9 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     app.state.step_render = make_step_renderer(app.state.templates, app.state.render_gate)
     app.include_router(pages.router)
     app.include_router(api.router)
-    app.include_router(route_pages.router)
-    app.include_router(step_pages.router)
-    app.include_router(study_pages.router)
+    app.include_router(route.router)
+    app.include_router(steps.router)
+    app.include_router(study.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/favicon.ico", include_in_schema=False)

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from app.config import AppSettings  # noqa: E402
-from app.state import parse_state  # noqa: E402
+from app.state.query import parse_state  # noqa: E402
 from app.views import station as sv  # noqa: E402
 from witness import Settings, serve_request  # noqa: E402
 from witness import request as witness_request  # noqa: E402

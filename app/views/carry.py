@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.state import WORKLOAD_FIELDS, StationState, number_text
-
-LABELS = {"prompt": "Prompt", "ttft_ms": "TTFT", "tpot_ms": "TPOT", "tokens": "Tokens to generate"}
-UNITS = {"ttft_ms": " ms", "tpot_ms": " ms"}
+from app.contract.route import WORKLOAD
+from app.state.query import StationState, number_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +23,11 @@ class CarryRow:
 
 def carry_rows(state: StationState) -> tuple[CarryRow, ...]:
     rows = []
-    for name in WORKLOAD_FIELDS:
+    for field in WORKLOAD:
+        name = field.setting
         value = getattr(state.settings, name)
-        text = value if isinstance(value, str) else number_text(value) + UNITS.get(name, "")
-        rows.append(CarryRow(name, LABELS[name], text, _source(state, name)))
+        text = value if isinstance(value, str) else number_text(value) + field.unit
+        rows.append(CarryRow(name, field.label, text, _source(state, name)))
     return tuple(rows)
 
 

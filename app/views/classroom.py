@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from app.presets import BY_ID, PRESETS
-from app.state import StationState
+from app.contract.route import WORKLOAD_FIELDS
+from app.state.presets import BY_ID, PRESETS
+from app.state.query import StationState
 from witness import Settings
 
 
@@ -49,7 +50,7 @@ def preset_state(state: StationState, preset_id: str) -> StationState:
     predicted from; the selected block and the step-through start afresh.
     """
     preset = BY_ID[preset_id]
-    workload = {f: getattr(state.settings, f) for f in ("prompt", "ttft_ms", "tpot_ms", "tokens")}
+    workload = {f: getattr(state.settings, f) for f in WORKLOAD_FIELDS}
     settings = Settings(**(preset.values | workload))
     return replace(
         state,
@@ -70,7 +71,7 @@ def _preset_links(state: StationState) -> tuple[PresetLink, ...]:
 def classroom_view(state: StationState) -> ClassroomView:
     # Preset links keep the workload, the prediction and the view options but replace the
     # instrument, so a slider move (a new instrument) reuses the links already written.
-    workload = {f: getattr(state.settings, f) for f in ("prompt", "ttft_ms", "tpot_ms", "tokens")}
+    workload = {f: getattr(state.settings, f) for f in WORKLOAD_FIELDS}
     links = _preset_links(
         replace(state, settings=Settings(**workload), block=None, given=frozenset())
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.state import FieldProblem, number_text
+from app.state.query import FieldProblem, number_text
 from witness import Settings
 from witness.settings import field_bounds
 

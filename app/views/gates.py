@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.state import BASE_FIELDS, INTERVENTION_LABELS, Intervention, Prediction
+from app.contract.route import Intervention
+from app.state.query import BASE_FIELDS, INTERVENTION_LABELS, Prediction
 from app.views import fmt
 from witness import Settings
 from witness.request import BlockTrace, RequestTrace

@@ -6,11 +6,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from app.config import AppSettings
-from app.state import (
+from app.contract.route import Intervention
+from app.state.query import (
     INTERVENTION_LABELS,
     PREDICTION_FIELDS,
     FieldProblem,
-    Intervention,
     StationState,
 )
 from app.views.carry import CarryRow, carry_rows

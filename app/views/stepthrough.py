@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from app.state import StationState
+from app.state.query import StationState
 from app.views import fmt
 from app.views import stepthrough_words as words
 from app.views.charts import Gauge, gauge

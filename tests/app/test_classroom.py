@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from fastapi.testclient import TestClient
 
-from app.presets import BY_ID, PRESETS
+from app.state.presets import BY_ID, PRESETS
 from app.views.station import StationView
 from tests.app.forms import find
 from witness import Settings, optimal_k, serve_request

@@ -6,7 +6,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from app.memo import Memo
+from app.rendering.memo import Memo
 
 
 class Recorder:

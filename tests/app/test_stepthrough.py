@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from fastapi.testclient import TestClient
 
-from app.state import parse_state
+from app.state.query import parse_state
 from app.views.station import StationView, cached_trace, station_view
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from tests.app.forms import PREDICTED, find

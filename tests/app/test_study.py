@@ -12,9 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import AppSettings
-from app.design_outline import FIELDS, design_outline_feedback, judge_field
-from app.state import parse_state
-from app.study import BUILD_EVIDENCE, PROOF_OF_UNDERSTANDING, REVIEW_PROMPT, STUDY_KEY
+from app.state.query import parse_state
+from app.study.card import BUILD_EVIDENCE, PROOF_OF_UNDERSTANDING, REVIEW_PROMPT, STUDY_KEY
+from app.study.design_outline import FIELDS, design_outline_feedback, judge_field
 from app.views.station import station_view
 from tests.app.forms import PREDICTED, find, form_query
 

@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, Response, expect
 
-from app.state import parse_state
+from app.state.query import parse_state
 from app.views.station import StationView, cached_trace
 from app.views.stepthrough import selected_block, stepthrough_view
 from tests.browser.helpers import NARRATION, PREDICTED, axe, is_evidence

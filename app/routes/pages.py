@@ -12,9 +12,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.prediction import apply_intervention
-from app.rendering import RenderedPage, Renderer
-from app.state import Prediction, StationState, parse_state
+from app.rendering.pipeline import RenderedPage, Renderer
+from app.state.interventions import apply_intervention
+from app.state.query import Prediction, StationState, parse_state
 
 router = APIRouter(include_in_schema=False)
 

@@ -6,8 +6,11 @@ the chosen intervention, so the evidence the learner then sees is the interventi
 
 from __future__ import annotations
 
-from app.state import Intervention
+from app.contract.route import Intervention
 from witness import Settings
+from witness.settings import field_bounds
+
+K_MAX = int(field_bounds("k")["max"])
 
 
 def apply_intervention(s: Settings, intervention: Intervention) -> Settings:
@@ -16,7 +19,7 @@ def apply_intervention(s: Settings, intervention: Intervention) -> Settings:
         case Intervention.RAISE_MATCH:
             return s.model_copy(update={"match": round(min(1.0, s.match + 0.3), 2)})
         case Intervention.LENGTHEN_K:
-            return s.model_copy(update={"k": min(16, s.k * 2)})
+            return s.model_copy(update={"k": min(K_MAX, s.k * 2)})
         case Intervention.CHEAPEN_DRAFT:
             return s.model_copy(update={"draft_cost": round(s.draft_cost / 4, 2)})
         case Intervention.SKIP_VERIFY:

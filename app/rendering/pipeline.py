@@ -24,10 +24,10 @@ from starlette.datastructures import Headers
 from starlette.responses import HTMLResponse
 from starlette.types import Receive, Scope, Send
 
-from app.compression import GZIP_LEVEL
 from app.config import AppSettings
-from app.memo import Memo
-from app.state import StationState
+from app.rendering.compression import GZIP_LEVEL
+from app.rendering.memo import Memo
+from app.state.query import StationState
 from app.views.station import StationView, station_view
 
 LIVE_FRAGMENTS = frozenset({"fragments_evidence.html"})

@@ -4,24 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.checkpoint import OBJECT_ID, STATION_ID
 from app.config import AppSettings
+from app.contract.route import (
+    KEY_PREFIX,
+    MEMORY_VERSION,
+    OBJECT_ID,
+    READS,
+    ROUTE_ID,
+    STATION_ID,
+    STATION_NUMBER,
+    STATIONS,
+)
 from witness import Settings
 from witness.settings import field_bounds
 
-STATIONS = (
-    ("text-to-update", "Text to one update"),
-    ("tokens-and-position", "Tokens and position"),
-    ("attention-routing", "Attention routing"),
-    ("rope-phase", "RoPE phase"),
-    ("kv-memory", "KV memory"),
-    ("long-context", "Long-context pressure"),
-    ("serving", "Serving and decoding"),
-    ("speculative-decoding", "Speculative decoding"),
-    ("evaluation", "Evaluation and falsification"),
-    ("capstone", "Capstone systems claim"),
-)
-KEY_PREFIX = "tsl.route."
 BOUND_KEYS = ("kind", "default", "min", "max", "step")
 LINK_PARAMETERS = {
     "from": "Who sent the learner: serving or cockpit (shown in carry-in).",
@@ -30,7 +26,7 @@ LINK_PARAMETERS = {
 
 
 def manifest(app: AppSettings) -> dict[str, Any]:
-    index = [s for s, _ in STATIONS].index(STATION_ID)
+    index = STATION_NUMBER - 1
     params = [
         {
             "name": name,
@@ -47,16 +43,16 @@ def manifest(app: AppSettings) -> dict[str, Any]:
         "title": "Speculative decoding",
         "object": OBJECT_ID,
         "route": {
-            "id": "ai-lab/transformers",
+            "id": ROUTE_ID,
             "position": index + 1,
             "of": len(STATIONS),
             "previous": STATIONS[index - 1][0],
             "next": STATIONS[index + 1][0],
             "stations": [{"id": s, "title": t} for s, t in STATIONS],
         },
-        "reads": [f"{KEY_PREFIX}serving", f"{KEY_PREFIX}long-context", f"{KEY_PREFIX}kv-memory"],
+        "reads": [f"{KEY_PREFIX}{s}" for s in READS],
         "writes": [f"{KEY_PREFIX}{STATION_ID}"],
-        "memoryVersion": 1,
+        "memoryVersion": MEMORY_VERSION,
         "queryParameters": params,
         "links": {
             "station": "/station",

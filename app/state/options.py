@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.presets import BY_ID
+from app.state.presets import BY_ID
 
 VIEWS = ("", "projector")
 OPTION_FIELDS = ("preset", "view", "embed", "sub", "slice")

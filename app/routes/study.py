@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app import design_outline, study
-from app.state import parse_state
+from app.state.query import parse_state
+from app.study import card as study
+from app.study import design_outline
 from app.views import fmt
 from app.views.station import StationView, station_view
 

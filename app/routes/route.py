@@ -15,13 +15,14 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 
-from app.checkpoint import checkpoint_entry
-from app.manifest import STATIONS, manifest
-from app.state import parse_state
+from app.contract.checkpoint import checkpoint_entry
+from app.contract.manifest import manifest
+from app.contract.route import STATIONS
+from app.state.query import parse_state
 from witness import Settings
 from witness.settings import field_bounds
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 router = APIRouter()
 
 

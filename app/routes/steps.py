@@ -21,9 +21,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from fastapi.templating import Jinja2Templates
 
-from app.memo import Memo
-from app.rendering import Encoded, RenderedPage, encode
-from app.state import FieldProblem, StationState, parse_state
+from app.rendering.memo import Memo
+from app.rendering.pipeline import Encoded, RenderedPage, encode
+from app.state.query import FieldProblem, StationState, parse_state
 from app.views.station import cached_trace
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from witness import RequestTrace, Settings
@@ -68,7 +68,7 @@ StepRenderer = Callable[[StationState, bool], RenderedStep]
 
 
 def make_step_renderer(templates: Jinja2Templates, gate: threading.Lock) -> StepRenderer:
-    """Like app.rendering's page renderer: one render per distinct (state, live) pair, and
+    """Like app.rendering.pipeline's page renderer: one render per distinct (state, live) pair, and
     the cache keeps the text, not the context (it is rebuilt for a test client only)."""
 
     def render(state: StationState, live: bool) -> RenderedStep:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from app.state import StationState
+from app.contract.route import MEMORY_VERSION, OBJECT_ID, STATION_ID
+from app.state.query import StationState
 from app.views.evidence import first_rejection_text
 from app.views.gates import invariant_view, verdict_view
 from app.views.station import cached_trace
@@ -19,16 +20,12 @@ from witness.request import RequestTrace
 from witness.settings import field_bounds
 from witness.theory import speculation_pays
 
-STATION_ID = "speculative-decoding"
-OBJECT_ID = "route:ai-lab/transformers/speculative-decoding#speculative-decoding-station"
-VERSION = 1
-
 
 def checkpoint_entry(state: StationState, now: datetime | None = None) -> dict[str, Any]:
     """The whole localStorage entry (envelope plus checkpoint) for this state."""
     saved = (now or datetime.now(UTC)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return {
-        "version": VERSION,
+        "version": MEMORY_VERSION,
         "station": STATION_ID,
         "savedAt": saved,
         "checkpoint": checkpoint(state),

@@ -10,28 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 from urllib.parse import quote_plus
 
 from pydantic import ValidationError
 
-from app.options import OPTION_FIELDS, ViewOptions, parse_options
+from app.contract.route import WORKLOAD_FIELDS, Intervention
+from app.state.options import OPTION_FIELDS, ViewOptions, parse_options
 from witness import Settings
 from witness.settings import expected_text
-
-
-class Intervention(StrEnum):
-    """The five interventions a learner may predict on, plus the recorded skip."""
-
-    RAISE_MATCH = "raise_match"
-    LENGTHEN_K = "lengthen_k"
-    CHEAPEN_DRAFT = "cheapen_draft"
-    SKIP_VERIFY = "skip_verify"
-    SKIP_REPAIR = "skip_repair"
-    SKIP = "skip"
-
 
 INTERVENTION_LABELS: dict[Intervention, str] = {
     Intervention.RAISE_MATCH: "Raise draft-target match",
@@ -92,7 +80,6 @@ _quote = lru_cache(maxsize=1024)(quote_plus)
 PREDICTION_FIELDS = ("pred", "expect_faster", "expect_kept", "base")
 VIEW_FIELDS = (*PREDICTION_FIELDS, "block", "from", "memory", *OPTION_FIELDS)
 ORIGINS = ("serving", "cockpit")
-WORKLOAD_FIELDS = ("prompt", "ttft_ms", "tpot_ms", "tokens")
 
 
 def parse_state(params: Iterable[tuple[str, str]]) -> StationState:

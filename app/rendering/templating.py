@@ -7,9 +7,9 @@ from pathlib import Path
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from app.state import number_text
+from app.state.query import number_text
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 
 
 def make_templates() -> Jinja2Templates:

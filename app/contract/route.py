@@ -1,0 +1,71 @@
+"""The route contract: the ids, keys and lists other stations, the browser and the docs rely on.
+
+Python is their single source. What the browser needs of them (static/js/contract.js, the
+route-memory validator) and the JSON Schema in docs/ are generated from this module and from
+`witness.Settings` by `python -m app.contract.generate`, which `make setup` runs; a test proves
+the generated files equal a fresh generation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+ROUTE_ID = "ai-lab/transformers"
+STATIONS = (
+    ("text-to-update", "Text to one update"),
+    ("tokens-and-position", "Tokens and position"),
+    ("attention-routing", "Attention routing"),
+    ("rope-phase", "RoPE phase"),
+    ("kv-memory", "KV memory"),
+    ("long-context", "Long-context pressure"),
+    ("serving", "Serving and decoding"),
+    ("speculative-decoding", "Speculative decoding"),
+    ("evaluation", "Evaluation and falsification"),
+    ("capstone", "Capstone systems claim"),
+)
+STATION_ID = "speculative-decoding"
+STATION_NUMBER = [s for s, _ in STATIONS].index(STATION_ID) + 1
+OBJECT_ID = f"route:{ROUTE_ID}/{STATION_ID}#{STATION_ID}-station"
+# Route memory: one localStorage entry per station under KEY_PREFIX + station id.
+KEY_PREFIX = "tsl.route."
+MEMORY_VERSION = 1
+EXPORT_KIND = "tsl.route-memory.export"
+STUDY_KEY = f"tsl.study.{STATION_ID}"
+# The stations whose checkpoints this one reads (carry-in), in the order the page checks them.
+READS = ("serving", "long-context", "kv-memory")
+
+
+class Intervention(StrEnum):
+    """The five interventions a learner may predict on, plus the recorded skip."""
+
+    RAISE_MATCH = "raise_match"
+    LENGTHEN_K = "lengthen_k"
+    CHEAPEN_DRAFT = "cheapen_draft"
+    SKIP_VERIFY = "skip_verify"
+    SKIP_REPAIR = "skip_repair"
+    SKIP = "skip"
+
+
+# The three ways a block can be checked (witness.request.Mode), as checkpoints record them.
+MODES = ("lossless", "no_repair", "no_verify")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadField:
+    """One field of the workload Serving hands over: its setting and its checkpoint name."""
+
+    setting: str  # the witness Settings field (and query parameter)
+    checkpoint: str  # the field of the Serving checkpoint's `workload`
+    label: str
+    unit: str = ""
+
+
+# In the order a page's URL lists them (memory=…), which the canonical query keeps.
+WORKLOAD = (
+    WorkloadField("prompt", "prompt", "Prompt"),
+    WorkloadField("ttft_ms", "ttftMs", "TTFT", " ms"),
+    WorkloadField("tpot_ms", "tpotMs", "TPOT", " ms"),
+    WorkloadField("tokens", "tokensToGenerate", "Tokens to generate"),
+)
+WORKLOAD_FIELDS = tuple(w.setting for w in WORKLOAD)

@@ -1,0 +1,1 @@
+"""The station's state as a URL: parsing, view options, presets, interventions."""

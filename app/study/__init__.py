@@ -1,0 +1,1 @@
+"""The study card: its copy and the designOutline() exercise."""
