@@ -8,9 +8,9 @@ HTMX   := static/vendor/htmx.min.js
 AXE    := node_modules/axe-core/axe.min.js
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: setup setup-test serve test test-fast bench lint browser clean
+.PHONY: setup setup-test contract serve test test-fast bench lint browser clean
 
-setup: $(VENV)/.app-installed $(HTMX)
+setup: $(VENV)/.app-installed $(HTMX) contract
 
 setup-test: setup $(VENV)/.test-installed $(AXE) browser
 
@@ -36,6 +36,13 @@ $(AXE): node_modules/.package-lock.json
 $(HTMX): node_modules/.package-lock.json
 	mkdir -p static/vendor
 	cp node_modules/htmx.org/dist/htmx.min.js $@
+
+# The route contract's generated files (docs/route-memory.schema.json, static/js/contract.js,
+# static/js/route-memory-validator.js) are committed; this regenerates them from
+# app/contract/route.py and witness/settings.py, after npm ci has installed the validator's
+# compiler (ajv, esbuild). It rewrites only what changed; a test fails if they are stale.
+contract: $(VENV)/.app-installed node_modules/.package-lock.json
+	$(PY) -m app.contract.generate
 
 # The browser tests drive Debian's chromium; install it when missing and we are root.
 browser:

@@ -36,6 +36,22 @@ STUDY_KEY = f"tsl.study.{STATION_ID}"
 READS = ("serving", "long-context", "kv-memory")
 
 
+@dataclass(frozen=True, slots=True)
+class CarryRow:
+    """How the carry-in panel names one station it reads (not derivable from its title)."""
+
+    label: str  # the row's heading
+    slug: str  # the element id is carry-<slug>
+    name: str  # "Checking saved <name> history…"
+
+
+CARRY_IN = {
+    "serving": CarryRow("Prior route object", "serving", "Serving"),
+    "long-context": CarryRow("Long-context history", "long-context", "Long Context"),
+    "kv-memory": CarryRow("KV history", "kv", "KV"),
+}
+
+
 class Intervention(StrEnum):
     """The five interventions a learner may predict on, plus the recorded skip."""
 
@@ -59,11 +75,12 @@ class WorkloadField:
     checkpoint: str  # the field of the Serving checkpoint's `workload`
     label: str
     unit: str = ""
+    optional: bool = False  # a Serving checkpoint may leave it out
 
 
 # In the order a page's URL lists them (memory=…), which the canonical query keeps.
 WORKLOAD = (
-    WorkloadField("prompt", "prompt", "Prompt"),
+    WorkloadField("prompt", "prompt", "Prompt", optional=True),
     WorkloadField("ttft_ms", "ttftMs", "TTFT", " ms"),
     WorkloadField("tpot_ms", "tpotMs", "TPOT", " ms"),
     WorkloadField("tokens", "tokensToGenerate", "Tokens to generate"),
