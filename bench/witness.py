@@ -33,10 +33,10 @@ import numpy as np  # noqa: E402
 from app.config import AppSettings  # noqa: E402
 from app.state.query import parse_state  # noqa: E402
 from app.views import station as sv  # noqa: E402
-from witness import Settings, serve_request  # noqa: E402
-from witness import request as witness_request  # noqa: E402
+from witness import RequestCache, Settings, serve_request  # noqa: E402
+from witness.cache import UniformGrids  # noqa: E402
 from witness.evaluation import first_position, first_token_check  # noqa: E402
-from witness.request import mode_of  # noqa: E402
+from witness.modes import mode_of  # noqa: E402
 from witness.simulate import Simulation, simulate_blocks, simulate_blocks_loop  # noqa: E402
 
 Arr = np.ndarray
@@ -63,14 +63,20 @@ def query(s: Settings) -> list[tuple[str, str]]:
     return [("pred", "skip"), ("match", repr(s.match)), ("k", str(s.k))]
 
 
+# The keyed uniform grids depend on the seed alone, so they stay warm from change to change,
+# as in a server whose learner drags sliders at one seed.
+GRIDS = UniformGrids()
+cache = RequestCache(grids=GRIDS)
+
+
 def clear_caches() -> None:
+    global cache
     sv.cached_trace.cache_clear()
     sv.quick_check.cache_clear()
     sv._quick.cache_clear()
-    # The served request's per-context laws too: every change is measured as if its match
-    # had never been seen (a k move at a seen match is cheaper; that is not what we time).
-    witness_request._law.cache_clear()
-    witness_request._target.cache_clear()
+    # The served request's per-context laws too, by a fresh cache: every change is measured
+    # as if its match had never been seen (a k move at a seen match is cheaper; not timed).
+    cache = RequestCache(grids=GRIDS)
 
 
 def timed(fn: Callable[[int], object], n: int) -> list[float]:
@@ -96,12 +102,12 @@ def bench_slider() -> bool:
 
     def check(s: Settings) -> object:  # what `quick_check` runs, on its reduced key
         key = Settings(match=s.match, k=s.k, seed=s.seed, greedy=s.greedy, prompt=s.prompt)
-        return first_token_check(key, mode_of(s.verify, s.repair), QUICK_BLOCKS)
+        return first_token_check(key, mode_of(s.verify, s.repair), QUICK_BLOCKS, cache=cache)
 
     def one_change(i: int) -> list[float]:
         """The parts, then the page's call uncached, then the same call again (cached)."""
         clear_caches()
-        parts = [lambda: serve_request(settings[i]), lambda: check(settings[i])]
+        parts = [lambda: serve_request(settings[i], cache=cache), lambda: check(settings[i])]
         # What the evidence fragment builds (the sweep follows in a request of its own).
         def view() -> object:
             return sv.station_view(states[i], app, with_sweep=False)

@@ -4,7 +4,8 @@ It knows nothing of HTTP, HTML or the browser; the server, the command line, the
 the benchmarks all call these names.
 """
 
-from witness.request import RequestTrace, serve_request
+from witness.cache import RequestCache
+from witness.request import serve_request
 from witness.rule import BlockResult, verify_block
 from witness.settings import Settings
 from witness.simulate import Simulation, simulate_blocks
@@ -16,9 +17,11 @@ from witness.theory import (
     output_distribution,
     residual,
 )
+from witness.trace import RequestTrace
 
 __all__ = [
     "BlockResult",
+    "RequestCache",
     "RequestTrace",
     "Settings",
     "Simulation",

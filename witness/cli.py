@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from witness.evaluation import evaluate
-from witness.request import RequestTrace, serve_request
+from witness.request import serve_request
 from witness.settings import Settings, expected_text, field_bounds
 from witness.sweep import sweep_k
+from witness.trace import RequestTrace
 
 MARK = {"accepted": "", "repaired": "*", "bonus": "+", "unchecked": "?"}
 

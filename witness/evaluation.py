@@ -15,22 +15,20 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special, stats
 
+from witness.accounting import cost_units, measured_speedup, speedup_expected
+from witness.cache import RequestCache
+from witness.laws import draft_law
 from witness.lm import tiny_models
-from witness.request import Mode, mode_of
+from witness.modes import MODES, Mode, mode_of, switches
 from witness.settings import Settings
 from witness.simulate import simulate_blocks
 from witness.theory import (
     acceptance_rate,
-    expected_speedup,
     greedy_distribution,
     output_distribution,
+    total_variation_unchecked,
 )
 
-MODES: tuple[tuple[Mode, bool, bool], ...] = (
-    ("lossless", True, True),
-    ("no_repair", True, False),
-    ("no_verify", False, True),
-)
 MIN_EXPECTED = 5.0  # the usual floor for a chi-square cell; rarer tokens are pooled
 SIGNIFICANCE = 1e-3  # a mode "keeps p" while its p-value stays above this
 HISTOGRAM_TOKENS = 10
@@ -134,7 +132,7 @@ def first_position(settings: Settings) -> tuple[NDArray[np.float64], NDArray[np.
     models = tiny_models()
     context, _ = models.encode(settings.prompt)
     p = models.target(context)
-    q = settings.match * p + (1.0 - settings.match) * models.draft(context)
+    q = draft_law(settings.match, p, models.draft(context))
     if settings.greedy:
         return greedy_distribution(p), greedy_distribution(q)
     return np.asarray(p), q
@@ -151,66 +149,76 @@ class FirstTokenCheck:
     keeps_target: bool
 
 
-def first_token_check(settings: Settings, mode: Mode, blocks: int) -> FirstTokenCheck:
+def first_token_check(
+    settings: Settings, mode: Mode, blocks: int, *, cache: RequestCache | None = None
+) -> FirstTokenCheck:
     """The live evidence's quick slice.
 
     The first token a block emits is the drafted x1 if accepted, else the repair token: it
     never depends on positions 2..k. So blocks of length 1 give exactly the same law for a
-    quarter of the draws at k = 4, which keeps a slider move inside its budget.
+    quarter of the draws at k = 4, which keeps a slider move inside its budget. A ``cache``
+    keeps the seed's uniform grids for the next slider move.
     """
     p, q = first_position(settings)
-    verify, repair = {m: (v, r) for m, v, r in MODES}[mode]
-    sim = simulate_blocks(p, q, 1, blocks, seed=settings.seed, verify=verify, repair=repair)
+    verify, repair = switches(mode)
+    sim = simulate_blocks(
+        p, q, 1, blocks, seed=settings.seed, verify=verify, repair=repair, cache=cache
+    )
     chi = chi_square_against(sim.first_token_counts, p)
     share = sim.first_token_counts / sim.n
     return FirstTokenCheck(
         mode=mode,
         blocks=sim.n,
         chi_square=chi,
-        tv_empirical=float(0.5 * np.abs(share - p).sum()),
+        tv_empirical=float(total_variation_unchecked(share, p)),
         keeps_target=chi.p_value > SIGNIFICANCE,
     )
 
 
-def check_mode(settings: Settings, mode: Mode, blocks: int) -> ModeCheck:
+def check_mode(
+    settings: Settings, mode: Mode, blocks: int, *, cache: RequestCache | None = None
+) -> ModeCheck:
     """One mode of the slice: ``blocks`` seeded blocks at the request's first position."""
     p, q = first_position(settings)
-    verify, repair = {m: (v, r) for m, v, r in MODES}[mode]
+    verify, repair = switches(mode)
+    k, c = settings.k, settings.draft_cost
     sim = simulate_blocks(
-        p, q, settings.k, blocks, seed=settings.seed, verify=verify, repair=repair
+        p, q, k, blocks, seed=settings.seed, verify=verify, repair=repair, cache=cache
     )
     chi = chi_square_against(sim.first_token_counts, p)
     share = sim.first_token_counts / sim.n
     law = output_distribution(p, q, verify=verify, repair=repair)
-    c = settings.draft_cost
-    if verify:
-        cost = 1.0 + settings.k * c
-        expected: float | None = float(expected_speedup(acceptance_rate(p, q), settings.k, c))
-    else:  # k drafted tokens for k draft passes, no target pass
-        cost = settings.k * c
-        expected = 1.0 / c if c > 0 else None
+    # One block: a target pass if verified, and k draft passes.
+    cost = cost_units(1 if verify else 0, k, c)
     top = np.argsort(-np.maximum(p, share), kind="stable")[:HISTOGRAM_TOKENS]
     vocab = tiny_models().vocab
     return ModeCheck(
         mode=mode,
         blocks=sim.n,
         chi_square=chi,
-        tv_empirical=float(0.5 * np.abs(share - p).sum()),
-        tv_exact=float(0.5 * np.abs(law - p).sum()),
+        tv_empirical=float(total_variation_unchecked(share, p)),
+        tv_exact=float(total_variation_unchecked(law, p)),
         keeps_target=chi.p_value > SIGNIFICANCE,
         mean_tokens_per_block=sim.mean_tokens_per_block,
-        speedup_measured=sim.mean_tokens_per_block / cost if cost > 0 else None,
-        speedup_expected=expected,
+        speedup_measured=measured_speedup(sim.mean_tokens_per_block, cost),
+        speedup_expected=speedup_expected(float(acceptance_rate(p, q)), k, c, verify=verify),
         histogram=tuple((vocab[int(t)], float(share[t]), float(p[t])) for t in top),
     )
 
 
-def evaluate(settings: Settings, blocks: int = 100_000) -> EvaluationSlice:
-    """Run ``blocks`` seeded blocks in every mode, with this request's seed, k and cost."""
+def evaluate(
+    settings: Settings, blocks: int = 100_000, *, cache: RequestCache | None = None
+) -> EvaluationSlice:
+    """Run ``blocks`` seeded blocks in every mode, with this request's seed, k and cost.
+
+    The three modes draw the same keyed uniforms, so they share ``cache`` (a fresh one when
+    None).
+    """
+    cache = RequestCache() if cache is None else cache
     p, q = first_position(settings)
     return EvaluationSlice(
         settings=settings.model_dump(),
         alpha=float(acceptance_rate(p, q)),
         current_mode=mode_of(settings.verify, settings.repair),
-        modes=tuple(check_mode(settings, mode, blocks) for mode, _, _ in MODES),
+        modes=tuple(check_mode(settings, mode, blocks, cache=cache) for mode, _, _ in MODES),
     )

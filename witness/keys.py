@@ -72,3 +72,21 @@ def uniforms(
     h = _mix(h ^ _mix(p + _OFFSETS[2]))
     # The top 53 bits give every double in [0, 1) on a 2**-53 grid; 1.0 is never produced.
     return (h >> np.uint64(11)).astype(np.float64) * _TO_UNIT
+
+
+def block_uniforms(seed: int, n: int, k: int, stream: Stream) -> NDArray[np.float64]:
+    """The [n, k] grid of keyed uniforms of blocks 0..n-1, positions 0..k-1 (read-only).
+
+    They depend on the seed alone, not on p or q, so a `witness.cache.RequestCache` keeps
+    them: a slider that moves the match reuses the grid of the previous answer instead of
+    mixing 2 x n x k keys again.
+
+    Examples
+    --------
+    >>> grid = block_uniforms(7, 3, 2, Stream.ACCEPT)
+    >>> grid.shape, bool(grid[2, 1] == uniforms(7, 2, 1, Stream.ACCEPT)[0])
+    ((3, 2), True)
+    """
+    grid = uniforms(seed, np.arange(n)[:, None], np.arange(k)[None, :], stream)
+    grid.flags.writeable = False  # cached grids are shared by every request
+    return grid

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from witness.keys import Stream, uniforms
+from witness.cache import RequestCache
+from witness.keys import Stream, block_uniforms, uniforms
 from witness.theory import _pair, residual, sample_inverse_cdf
 
 IntArray = NDArray[np.int64]
@@ -68,18 +68,6 @@ class Simulation:
         }
 
 
-@lru_cache(maxsize=8)
-def block_uniforms(seed: int, n: int, k: int, stream: Stream) -> FloatArray:
-    """The [n, k] grid of keyed uniforms of blocks 0..n-1, positions 0..k-1 (read-only).
-
-    They depend on the seed alone, not on p or q, so a slider that moves the match reuses
-    the grid of the previous answer instead of mixing 2 x n x k keys again.
-    """
-    grid = uniforms(seed, np.arange(n)[:, None], np.arange(k)[None, :], stream)
-    grid.flags.writeable = False
-    return grid
-
-
 def run_blocks(
     p: ArrayLike,
     q: ArrayLike,
@@ -91,11 +79,14 @@ def run_blocks(
     accept: AcceptRule = ratio_test,
     repair_law: RepairRule | None = residual,
     bonus_law: RepairRule = resample_from_target,
+    cache: RequestCache | None = None,
 ) -> Simulation:
     """Vectorised blocks under any accept rule and repair law (None means "verify off").
 
     Use `simulate_blocks` for the real rule; this entry point exists for the teeth tests.
+    The keyed uniform grids come from ``cache`` when one is given.
     """
+    grid = block_uniforms if cache is None else cache.uniforms
     pa, qa = _pair(p, q)
     if pa.ndim != 1:
         raise ValueError("run_blocks takes one p and one q (fixed across positions)")
@@ -103,7 +94,7 @@ def run_blocks(
         raise ValueError("k and n must be at least 1")
     vocab = pa.shape[0]
     positions = np.arange(k)[None, :]
-    draft = sample_inverse_cdf(qa, block_uniforms(seed, n, k, Stream.DRAFT))
+    draft = sample_inverse_cdf(qa, grid(seed, n, k, Stream.DRAFT))
     if not verify or repair_law is None:
         return Simulation(
             np.bincount(draft[:, 0], minlength=vocab),
@@ -111,10 +102,10 @@ def run_blocks(
             np.full(n, k, dtype=np.int64),
             np.bincount(draft.ravel(), minlength=vocab),
         )
-    ok = accept(block_uniforms(seed, n, k, Stream.ACCEPT), pa[draft], qa[draft])
+    ok = accept(grid(seed, n, k, Stream.ACCEPT), pa[draft], qa[draft])
     # Index of the first False per row; k where the whole row was accepted.
     accepted = np.where(ok.all(axis=1), k, np.argmin(ok, axis=1))
-    u_final = block_uniforms(seed, n, 1, Stream.FINAL)[:, 0]
+    u_final = grid(seed, n, 1, Stream.FINAL)[:, 0]
     rejected = accepted < k
     final = np.empty(n, dtype=np.intp)
     if rejected.any():  # lazily: with p = q nothing is rejected and no residual is formed
@@ -140,11 +131,13 @@ def simulate_blocks(
     seed: int,
     verify: bool = True,
     repair: bool = True,
+    cache: RequestCache | None = None,
 ) -> Simulation:
     """Run ``n`` independent blocks of speculative sampling with fixed ``p`` and ``q``.
 
     Block ``b``, drafted position ``i`` uses the uniforms keyed ``(seed, b, i)``, as
     `verify_block` would be given them, so k = 4 and k = 5 share their first four decisions.
+    A ``cache`` keeps those grids for the next call with the same seed, n and k.
 
     Examples
     --------
@@ -160,6 +153,7 @@ def simulate_blocks(
         seed=seed,
         verify=verify,
         repair_law=residual if repair else resample_from_target,
+        cache=cache,
     )
 
 

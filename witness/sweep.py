@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from witness.cache import RequestCache
 from witness.request import serve_request
 from witness.settings import Settings, field_bounds
 from witness.theory import expected_speedup, optimal_k, speculation_pays
@@ -36,11 +37,17 @@ class KSweep:
         return asdict(self) | {"points": [asdict(p) for p in self.points]}
 
 
-def sweep_k(settings: Settings) -> KSweep:
-    """Serve the request at every allowed k; the formula's curve and optimum beside it."""
+def sweep_k(settings: Settings, *, cache: RequestCache | None = None) -> KSweep:
+    """Serve the request at every allowed k; the formula's curve and optimum beside it.
+
+    The sixteen requests share ``cache`` (a fresh one when None): they visit many of the
+    same contexts.
+    """
+    cache = RequestCache() if cache is None else cache
     k_max = int(field_bounds("k")["max"])
     served = [
-        serve_request(settings.model_copy(update={"k": k})).totals for k in range(1, k_max + 1)
+        serve_request(settings.model_copy(update={"k": k}), cache=cache).totals
+        for k in range(1, k_max + 1)
     ]
     positions = sum(t.draft_passes for t in served)
     alpha = sum(t.mean_alpha * t.draft_passes for t in served) / positions

@@ -68,8 +68,12 @@ def total_variation(p: ArrayLike, q: ArrayLike) -> FloatArray | float:
     >>> round(total_variation([.1, .2, .3, .4], [.4, .3, .2, .1]), 12)
     0.4
     """
-    pa, qa = _pair(p, q)
-    return _scalar_or_array(0.5 * np.abs(pa - qa).sum(axis=-1))
+    return total_variation_unchecked(*_pair(p, q))
+
+
+def total_variation_unchecked(p: FloatArray, q: FloatArray) -> FloatArray | float:
+    """`total_variation` without the input checks, for callers that built p and q."""
+    return _scalar_or_array(np.asarray(0.5 * np.abs(p - q).sum(axis=-1)))
 
 
 def residual(p: ArrayLike, q: ArrayLike) -> FloatArray:
@@ -274,9 +278,12 @@ def sample_inverse_cdf(dist: ArrayLike, u: ArrayLike) -> NDArray[np.intp]:
 def sample_one(dist: FloatArray, u: float) -> int:
     """One draw by inverse CDF: the token `sample_inverse_cdf` gives for this u, with less
     overhead (the served request draws one token at a time)."""
-    cdf = dist.cumsum()
-    total = cdf[-1]
-    index = int(cdf.searchsorted(u * total, side="right"))
-    if index >= cdf.shape[0]:
-        index = int(np.flatnonzero(dist)[-1])
-    return index
+    return sample_from_cdf(dist, dist.cumsum(), u)
+
+
+def sample_from_cdf(dist: FloatArray, cdf: FloatArray, u: float) -> int:
+    """`sample_one` for a caller that keeps ``cdf = dist.cumsum()`` (the served request's
+    draft rows are sampled many times)."""
+    index = int(cdf.searchsorted(u * cdf[-1], side="right"))
+    # u * total can round up to the total itself only for u within an ulp of 1.
+    return index if index < cdf.shape[0] else int(np.flatnonzero(dist)[-1])

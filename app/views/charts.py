@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.views import fmt
-from witness.request import Bar, BlockTrace, DraftStep, Totals
+from witness.trace import Bar, BlockTrace, DraftStep, Totals
 
 WIDTH = 640
 PLOT_TOP = 28

@@ -8,7 +8,7 @@ from app.views import fmt
 from app.views.charts import BarChart, Gauge, PassChart, gauge, pass_chart, repair_chart
 from witness import Settings
 from witness.evaluation import FirstTokenCheck
-from witness.request import BlockTrace, RequestTrace
+from witness.trace import BlockTrace, RequestTrace
 
 # Shape and words as well as colour: a learner who cannot tell the colours apart still reads
 # which token was kept, thrown away, repaired or given as a bonus.

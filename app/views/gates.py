@@ -12,7 +12,7 @@ from app.contract.route import Intervention
 from app.state.query import BASE_FIELDS, INTERVENTION_LABELS, Prediction
 from app.views import fmt
 from witness import Settings
-from witness.request import BlockTrace, RequestTrace
+from witness.trace import BlockTrace, RequestTrace
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from app.views import fmt
 from app.views import stepthrough_words as words
 from app.views.charts import Gauge, gauge
 from app.views.evidence import KIND_LABEL, KIND_MARK, TokenView, default_block
-from witness.request import BlockTrace, RequestTrace
+from witness.trace import BlockTrace, RequestTrace
 
 ANCHOR = "#stepthrough"
 FRAGMENT_PATH = "/station/step"

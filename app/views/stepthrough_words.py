@@ -7,7 +7,7 @@ so a learner who reads the evidence and one who walks the step-through hear the 
 from __future__ import annotations
 
 from app.views import fmt
-from witness.request import BlockTrace, DraftStep
+from witness.trace import BlockTrace, DraftStep
 
 LISTED = 6  # drafts named one by one in a narration; the table shows every one
 

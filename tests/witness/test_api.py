@@ -46,6 +46,7 @@ def test_public_names_are_the_specified_ones() -> None:
         "BlockResult",
         "Simulation",
         "RequestTrace",
+        "RequestCache",
     }
     assert all(hasattr(witness, name) for name in witness.__all__)
 

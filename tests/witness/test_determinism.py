@@ -79,32 +79,3 @@ def test_byte_identical_json_in_separate_processes() -> None:
     assert outputs[0] == outputs[1]
     assert outputs[0] == here
     assert len(set(here)) == len(CASES)
-
-
-def _clear_law_caches() -> None:
-    from witness import request
-
-    request._law.cache_clear()
-    request._target.cache_clear()
-
-
-def test_a_trace_does_not_depend_on_what_the_law_cache_already_holds() -> None:
-    # The per-context laws are shared between requests; whatever ran before (other k, other
-    # modes at the same match, greedy) must not change a trace.
-    case = {"match": 0.45, "k": 5, "seed": 21}
-    _clear_law_caches()
-    cold = _canonical(case)
-    for k in (1, 3, 5, 8, 16):
-        for extra in ({}, {"repair": False}, {"verify": False}, {"greedy": True}):
-            serve_request(Settings(match=0.45, k=k, seed=3, **extra))
-    assert _canonical(case) == cold
-    _clear_law_caches()
-    assert _canonical(case) == cold
-
-
-def test_the_shared_laws_cannot_be_written_to() -> None:
-    from witness import request
-
-    law = request._law(0.3, False, 0, 1)
-    for row in (law.p, law.q, law.q_cdf, law.residual):
-        assert not row.flags.writeable

@@ -1,0 +1,73 @@
+"""What a request costs: passes, cost units, speedups and milliseconds, beside plain decoding.
+
+One target pass is one cost unit and one draft pass costs ``c`` of it. Plain decoding pays
+one target pass per token; a verified block pays one target pass and k draft passes; with
+verify off a block pays only its k draft passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from witness.settings import Settings
+from witness.theory import expected_speedup
+from witness.trace import BlockTrace, Totals
+
+
+def cost_units(target_passes: int, draft_passes: int, c: float) -> float:
+    """Target passes plus ``c`` per draft pass.
+
+    Examples
+    --------
+    >>> cost_units(12, 48, 0.1)
+    16.8
+    """
+    return target_passes + c * draft_passes
+
+
+def measured_speedup(tokens: float, cost: float) -> float | None:
+    """Tokens per cost unit against plain decoding's one; None (unbounded) at zero cost."""
+    return tokens / cost if cost > 0 else None
+
+
+def speedup_expected(alpha: float, k: int, c: float, *, verify: bool) -> float | None:
+    """The formula's speedup; with verify off, k tokens for k draft passes: 1/c.
+
+    Examples
+    --------
+    >>> speedup_expected(0.8, 4, 0.05, verify=False), speedup_expected(0.8, 4, 0.0, verify=False)
+    (20.0, None)
+    """
+    if verify:
+        return float(expected_speedup(alpha, k, c))
+    return 1.0 / c if c > 0 else None  # unbounded when drafting is free
+
+
+def totals(s: Settings, blocks: Sequence[BlockTrace]) -> Totals:
+    """The request's totals from its blocks (the last one's passes count even if cut short)."""
+    n = s.tokens
+    target_passes = len(blocks) if s.verify else 0
+    draft_passes = s.k * len(blocks)
+    accepted = sum(b.result.accepted for b in blocks) if s.verify else 0
+    rejected = sum(b.result.first_rejection is not None for b in blocks)
+    cost = cost_units(target_passes, draft_passes, s.draft_cost)
+    mean_alpha = float(np.mean([d.alpha for b in blocks for d in b.drafts]))
+    return Totals(
+        tokens=n,
+        blocks=len(blocks),
+        target_passes=target_passes,
+        draft_passes=draft_passes,
+        baseline_target_passes=n,
+        accepted_drafts=accepted,
+        rejected_drafts=rejected,
+        cost_units=cost,
+        baseline_cost_units=float(n),
+        tokens_per_pass=n / target_passes if target_passes else None,
+        mean_alpha=mean_alpha,
+        speedup_measured=measured_speedup(n, cost),
+        speedup_expected=speedup_expected(mean_alpha, s.k, s.draft_cost, verify=s.verify),
+        ms_speculative=s.ttft_ms + cost * s.tpot_ms,
+        ms_baseline=s.ttft_ms + n * s.tpot_ms,
+    )

@@ -1,0 +1,103 @@
+"""What served requests can share, owned by whoever serves them: `RequestCache`.
+
+A context's laws (`witness.laws.Law`), the target rows in each temperature and the keyed
+uniform grids are pure functions of their keys, so keeping them never changes an answer,
+only its cost. The trigram target and bigram draft see only the last two tokens, so the same
+pair recurs within a request, across the sixteen requests of a k sweep, and as an instructor
+drags k at one match; the grids depend on the seed alone, so a slider that moves the match
+reuses the previous answer's grid.
+
+The owner decides the lifetime: the app makes one cache per app instance; a caller that
+passes none gets a fresh cache for that one call (laws are still shared within it). Two
+things stay process-wide on purpose, because no request can change them: `tiny_models()`
+(the models fitted once from the shipped corpus, with their own bounded row caches) and
+`witness.settings._bounds` (the `Settings` model's bounds, read once per field).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from witness.keys import Stream, block_uniforms
+from witness.laws import FloatArray, Law, law_at, target_at
+from witness.lm import tiny_models
+
+# ~2 000 pairs are ~30 MB at most (q, its CDF and the residual: ~15 kB a pair).
+LAW_CACHE = 2048
+# A request uses three grids (draft, accept, final) and the quick slice three more; the
+# evaluation slice's are n x k (up to 100 000 x 16 floats, 12.8 MB), so only a few are kept.
+GRID_CACHE = 8
+
+
+class UniformGrids:
+    """Keyed uniform grids `block_uniforms(seed, n, k, stream)`, the latest GRID_CACHE kept.
+
+    Separate from the laws so that two caches may share grids (which depend on the seed
+    alone): `RequestCache(grids=...)`.
+    """
+
+    def __init__(self, maxsize: int = GRID_CACHE) -> None:
+        # lru_cache is thread-safe: two threads may compute one grid twice (it is pure), but
+        # the bookkeeping is never corrupted. Bound per instance, so it dies with its owner.
+        self._grid = lru_cache(maxsize=maxsize)(block_uniforms)
+
+    def __call__(self, seed: int, n: int, k: int, stream: Stream) -> FloatArray:
+        return self._grid(seed, n, k, stream)
+
+    def __len__(self) -> int:
+        return self._grid.cache_info().currsize
+
+    def clear(self) -> None:
+        self._grid.cache_clear()
+
+
+class RequestCache:
+    """Bounded, thread-safe store of per-context laws, target rows and uniform grids.
+
+    Examples
+    --------
+    >>> cache = RequestCache()
+    >>> cache.sizes()
+    {'laws': 0, 'targets': 0, 'grids': 0}
+    >>> cache.law(0.5, False, 0, 1) is cache.law(0.5, False, 0, 1)
+    True
+    >>> cache.sizes()
+    {'laws': 1, 'targets': 1, 'grids': 0}
+    """
+
+    def __init__(self, *, maxsize: int = LAW_CACHE, grids: UniformGrids | None = None) -> None:
+        self._law = lru_cache(maxsize=maxsize)(self._new_law)
+        self._target = lru_cache(maxsize=maxsize)(self._new_target)
+        self.grids = grids if grids is not None else UniformGrids()
+
+    def law(self, match: float, greedy: bool, before: int, prev: int) -> Law:
+        """p and q at context (before, prev), and what the rule derives from them."""
+        return self._law(match, greedy, before, prev)
+
+    def target(self, greedy: bool, before: int, prev: int) -> FloatArray:
+        """p(. | before, prev) in the mode's temperature (read-only)."""
+        return self._target(greedy, before, prev)
+
+    def uniforms(self, seed: int, n: int, k: int, stream: Stream) -> FloatArray:
+        """The keyed [n, k] grid of `witness.keys.block_uniforms` (read-only)."""
+        return self.grids(seed, n, k, stream)
+
+    def sizes(self) -> dict[str, int]:
+        """How many entries each store holds now."""
+        return {
+            "laws": self._law.cache_info().currsize,
+            "targets": self._target.cache_info().currsize,
+            "grids": len(self.grids),
+        }
+
+    def clear(self) -> None:
+        self._law.cache_clear()
+        self._target.cache_clear()
+        self.grids.clear()
+
+    def _new_law(self, match: float, greedy: bool, before: int, prev: int) -> Law:
+        p = self.target(greedy, before, prev)
+        return law_at(tiny_models(), p, match, greedy, before, prev)
+
+    def _new_target(self, greedy: bool, before: int, prev: int) -> FloatArray:
+        return target_at(tiny_models(), greedy, before, prev)

@@ -1,0 +1,117 @@
+"""The served request's trace: frozen records of what each block did, and their JSON.
+
+`witness.request.serve_request` builds them; `RequestTrace.to_dict()` is exactly what the
+JSON API returns, so a field added here is a field added to the API.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from witness.modes import Mode
+from witness.rule import BlockResult
+
+Kind = Literal["accepted", "repaired", "bonus", "unchecked"]
+
+
+@dataclass(frozen=True, slots=True)
+class DraftStep:
+    """One drafted token and its check; ``accepted`` is None where nothing checked it."""
+
+    position: int
+    token: int
+    word: str
+    p: float
+    q: float
+    ratio: float
+    u: float
+    accepted: bool | None
+    alpha: float
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    """One token of the repair picture at a block's focus position."""
+
+    word: str
+    p: float
+    q: float
+    overlap: float
+    residual: float
+
+
+@dataclass(frozen=True, slots=True)
+class BlockTrace:
+    index: int
+    start: int
+    context: tuple[str, ...]
+    drafts: tuple[DraftStep, ...]
+    result: BlockResult
+    emitted_words: tuple[str, ...]
+    emitted_kinds: tuple[Kind, ...]
+    rejected_word: str | None
+    final_word: str | None
+    u_final: float
+    focus: int
+    bars: tuple[Bar, ...]
+    residual_top: tuple[tuple[str, float], ...]
+    truncated: int
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """What the request cost and emitted, beside plain decoding (see `witness.accounting`)."""
+
+    tokens: int
+    blocks: int
+    target_passes: int
+    draft_passes: int
+    baseline_target_passes: int
+    accepted_drafts: int
+    rejected_drafts: int
+    cost_units: float
+    baseline_cost_units: float
+    tokens_per_pass: float | None
+    mean_alpha: float
+    speedup_measured: float | None
+    speedup_expected: float | None
+    ms_speculative: float
+    ms_baseline: float
+
+
+@dataclass(frozen=True, slots=True)
+class DistributionCheck:
+    """Exact distance of the emitted law from p, over every drafted position of the request."""
+
+    mode: Mode
+    greedy: bool
+    tv_max: float
+    tv_mean: float
+    keeps_target: bool
+    matches_greedy_baseline: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class RequestTrace:
+    settings: dict[str, Any]
+    prompt_words: tuple[str, ...]
+    skipped_prompt_words: tuple[str, ...]
+    vocab_size: int
+    text: str
+    blocks: tuple[BlockTrace, ...]
+    totals: Totals
+    check: DistributionCheck
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = _plain(asdict(self))
+        return out
+
+
+def _plain(x: Any) -> Any:
+    """Tuples to lists, recursively: the JSON API returns exactly this."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_plain(v) for v in x]
+    return x
