@@ -7,6 +7,7 @@ from pathlib import Path
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from app.contract import route
 from app.state.query import number_text
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
@@ -21,4 +22,7 @@ def make_templates() -> Jinja2Templates:
         lstrip_blocks=True,
     )
     env.filters["num"] = number_text
+    # The route contract (station ids and titles, object id, what carry-in reads) is Python's:
+    # templates read it as `route.STATIONS`, `route.OBJECT_ID`, … rather than copying it.
+    env.globals["route"] = route
     return Jinja2Templates(env=env)

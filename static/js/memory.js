@@ -3,23 +3,21 @@
 // Every read is defensive: a blob that cannot be used is never deleted but moved aside to a
 // backup key, and the caller gets a sentence for the learner instead of an exception. No
 // function here throws; storage that is missing, blocked or full is reported the same way.
+//
+// The ids, keys and bounds come from contract.js and the checks from route-memory-validator.js,
+// both generated from Python (`python -m app.contract.generate`); what is written here is how
+// a validator error is said to a learner, and the checks a schema cannot state.
 
-export const VERSION = 1;
-export const PREFIX = "tsl.route.";
+import {
+  EXPORT_KIND, KEY_PREFIX, MEMORY_VERSION, SETTINGS, STATIONS, STATION_ID, STATION_URL_MAX,
+  STATION_URL_PATTERN, TIMESTAMP_MAX,
+} from "./contract.js";
+import { isDateTime, validateEntry, validateExport } from "./route-memory-validator.js";
+
+export { STATIONS };
+export const VERSION = MEMORY_VERSION;
+export const PREFIX = KEY_PREFIX;
 export const MAX_BYTES = 64 * 1024;
-export const STATIONS = [
-  ["text-to-update", "Text to one update"],
-  ["tokens-and-position", "Tokens and position"],
-  ["attention-routing", "Attention routing"],
-  ["rope-phase", "RoPE phase"],
-  ["kv-memory", "KV memory"],
-  ["long-context", "Long-context pressure"],
-  ["serving", "Serving and decoding"],
-  ["speculative-decoding", "Speculative decoding"],
-  ["evaluation", "Evaluation and falsification"],
-  ["capstone", "Capstone systems claim"],
-];
-const STATION_IDS = new Set(STATIONS.map(([id]) => id));
 export const titleOf = (id) => (STATIONS.find(([s]) => s === id) || [id, id])[1];
 export const keyOf = (station) => PREFIX + station;
 
@@ -78,145 +76,142 @@ export function write(store, entry) {
   }
 }
 
-// ---- validation (mirrors docs/route-memory.schema.json; the tests hold the two together) --
+// ---- validation: the compiled schema, its errors said in words ----------------------
 
 const isObj = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
 const isNum = (x) => typeof x === "number" && Number.isFinite(x);
-const isInt = (x) => Number.isInteger(x);
-const isStr = (x, max = 2000) => typeof x === "string" && x.length <= max;
-// RFC 3339 date-time, as the schema's "format": "date-time". Date.parse alone would take
-// "2026-11-29", "/station?k=3" and February 30th (it rolls over into March). RFC 3339
-// allows a lower-case "t" and "z".
-const RFC3339 = /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/i;
+const STATION_URL = new RegExp(STATION_URL_PATTERN);
+
+/** An RFC 3339 date-time, the schema's "format": "date-time" (the validator's own check). */
 export function isDate(x) {
-  const m = isStr(x, 40) ? RFC3339.exec(x) : null;
-  if (!m) return false;
-  const daysInMonth = new Date(Date.UTC(Number(m[1]), Number(m[2]), 0)).getUTCDate();
-  return Number(m[3]) <= daysInMonth;
-}
-const orNull = (test) => (x) => x === null || test(x);
-const isBool = (x) => typeof x === "boolean";
-
-function check(problems, ok, what) {
-  if (!ok) problems.push(what);
+  return typeof x === "string" && x.length <= TIMESTAMP_MAX && isDateTime(x);
 }
 
-function checkKeys(problems, obj, allowed, where) {
-  for (const k of Object.keys(obj)) check(problems, allowed.includes(k), `${where} has an unknown field "${k}"`);
-}
-
-function servingProblems(c) {
-  const p = [];
-  if (!isObj(c.workload)) return ["checkpoint.workload is missing"];
-  const w = c.workload;
-  checkKeys(p, w, ["ttftMs", "tpotMs", "tokensToGenerate", "prompt", "notes"], "workload");
-  check(p, isNum(w.ttftMs) && w.ttftMs >= 0 && w.ttftMs <= 600000, "workload.ttftMs must be a number from 0 to 600000");
-  check(p, isNum(w.tpotMs) && w.tpotMs > 0 && w.tpotMs <= 10000, "workload.tpotMs must be a number above 0 and at most 10000");
-  check(p, isInt(w.tokensToGenerate) && w.tokensToGenerate >= 1 && w.tokensToGenerate <= 256, "workload.tokensToGenerate must be an integer from 1 to 256");
-  if ("prompt" in w) check(p, isStr(w.prompt, 200), "workload.prompt must be text of at most 200 characters");
-  if ("notes" in w) check(p, isStr(w.notes), "workload.notes must be text");
-  for (const k of ["object", "summary"]) if (k in c) check(p, isStr(c[k]), `checkpoint.${k} must be text`);
-  return p;
-}
-
-const SETTINGS = {
-  match: (x) => isNum(x) && x >= 0 && x <= 1,
-  k: (x) => isInt(x) && x >= 1 && x <= 16,
-  draft_cost: (x) => isNum(x) && x >= 0 && x <= 1,
-  verify: isBool,
-  repair: isBool,
-  greedy: isBool,
-  seed: (x) => isInt(x) && x >= 0 && x <= 2147483647,
-  tokens: (x) => isInt(x) && x >= 1 && x <= 256,
-  prompt: (x) => isStr(x, 200),
-  tpot_ms: (x) => isNum(x) && x > 0 && x <= 10000,
-  ttft_ms: (x) => isNum(x) && x >= 0 && x <= 600000,
+const NOUNS = {
+  number: "a number", integer: "an integer", string: "text", boolean: "true or false",
+  null: "null", object: "an object", array: "a list",
 };
-const INTERVENTIONS = ["raise_match", "lengthen_k", "cheapen_draft", "skip_verify", "skip_repair", "skip"];
+const shown = (x) => {
+  const text = x === undefined ? "nothing" : JSON.stringify(x);
+  return text.length <= 40 ? text : `${text.slice(0, 37)}...`;
+};
 
-function shaped(p, obj, spec, where) {
-  if (!isObj(obj)) return p.push(`${where} is missing`);
-  checkKeys(p, obj, Object.keys(spec.fields), where);
-  for (const [k, test] of Object.entries(spec.fields)) {
-    if (!(k in obj)) {
-      if (!(spec.optional || []).includes(k)) p.push(`${where}.${k} is missing`);
-    } else check(p, test(obj[k]), `${where}.${k} has the wrong type or range`);
+/** A node's numeric range in words, as witness.settings.expected_text says it. */
+function range(node) {
+  const low = "exclusiveMinimum" in node ? ["above", node.exclusiveMinimum] : "minimum" in node ? ["from", node.minimum] : null;
+  const high = "exclusiveMaximum" in node ? ["below", node.exclusiveMaximum] : "maximum" in node ? ["to", node.maximum] : null;
+  if (low && high) {
+    if (low[0] === "from" && high[0] === "to") return ` from ${low[1]} to ${high[1]}`;
+    return ` ${low[0]} ${low[1]} and ${high[0] === "to" ? "at most" : "below"} ${high[1]}`;
   }
+  if (low) return low[0] === "from" ? ` of at least ${low[1]}` : ` above ${low[1]}`;
+  if (high) return high[0] === "to" ? ` of at most ${high[1]}` : ` below ${high[1]}`;
+  return "";
 }
 
-function speculativeProblems(c) {
-  const p = [];
-  checkKeys(p, c, ["object", "prediction", "acceptedPrefix", "invariant", "speedupBoundary", "nextRepair", "settings", "url"], "checkpoint");
-  check(p, c.object === "route:ai-lab/transformers/speculative-decoding#speculative-decoding-station", "checkpoint.object is not this station's object");
-  if (c.prediction !== null) {
-    shaped(p, c.prediction, {
-      fields: {
-        intervention: (x) => INTERVENTIONS.includes(x),
-        expectFaster: orNull(isBool),
-        expectKept: orNull(isBool),
-        held: (x) => isObj(x) && Object.keys(x).every((k) => k === "speed" || k === "correctness") && orNull(isBool)(x.speed) && orNull(isBool)(x.correctness) && "speed" in x && "correctness" in x,
-        sentence: isStr,
-      },
-    }, "prediction");
+/** What a schema node asks for, as words: "an integer from 1 to 16". */
+function expected(node) {
+  if ("const" in node) return shown(node.const);
+  if (node.enum) return `one of ${node.enum.map(shown).join(", ")}`;
+  if (node.pattern === STATION_URL_PATTERN) return `a /station link of at most ${node.maxLength} characters`;
+  let text = [].concat(node.type || []).map((t) => NOUNS[t] || t).join(" or ") + range(node);
+  if ("maxLength" in node) text += ` of at most ${node.maxLength} characters`;
+  if ("pattern" in node) text += ` matching ${node.pattern}`;
+  return text;
+}
+
+const pathOf = (pointer) => pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~")).join(".");
+const at = (path, name) => (path ? `${path}.${name}` : name);
+
+// Envelope fields keep the sentences learners already know ("its version is 2, not 1").
+const ENVELOPE = {
+  entry: {
+    whole: "the entry",
+    version: (data) => `its version is ${shown(data)}, not ${VERSION}`,
+    station: (data) => `it names an unknown station ${JSON.stringify(String(data)).slice(0, 60)}`,
+  },
+  file: {
+    whole: "the file",
+    version: (data) => `the file's version is ${shown(data)}, not ${VERSION}`,
+    kind: () => "the file is not a route-memory export",
+    entries: () => `entries must be a list of at most ${STATIONS.length} entries`,
+  },
+};
+
+/** One Ajv error as a sentence, or null for one that only repeats others (if, oneOf). */
+function sentence(err, all, words) {
+  const path = pathOf(err.instancePath);
+  const { keyword, params } = err;
+  if (keyword === "if" || keyword === "oneOf") return null;
+  // A value that matches another branch of a oneOf (a prediction that is an object) is
+  // judged by that branch; only when it matches none is the type the problem.
+  if (keyword === "type" && err.schemaPath.includes("/oneOf/")) {
+    const same = all.filter((e) => e.instancePath === err.instancePath && e.schemaPath.includes("/oneOf/"));
+    if (same.some((e) => e.keyword !== "type") || all.some((e) => e.instancePath.startsWith(`${err.instancePath}/`))) return null;
+    if (same[0] !== err) return null;
+    const types = same.flatMap((e) => [].concat(e.parentSchema.type));
+    return `${path} must be ${types.map((t) => NOUNS[t] || t).join(" or ")} (got ${shown(err.data)})`;
   }
-  const count = (x) => isInt(x) && x >= 0;
-  shaped(p, c.acceptedPrefix, {
-    fields: {
-      tokens: (x) => isInt(x) && x >= 1, acceptedDrafts: count, rejectedDrafts: count, targetPasses: count,
-      draftPasses: count, baselineTargetPasses: (x) => isInt(x) && x >= 1,
-      meanAlpha: (x) => isNum(x) && x >= 0 && x <= 1, speedupMeasured: orNull((x) => isNum(x) && x >= 0),
-      speedupExpected: orNull((x) => isNum(x) && x >= 0), msSpeculative: (x) => isNum(x) && x >= 0,
-      msBaseline: (x) => isNum(x) && x >= 0, firstRejection: isStr,
-    },
-    optional: ["speedupExpected", "msSpeculative", "msBaseline"],
-  }, "acceptedPrefix");
-  shaped(p, c.invariant, {
-    fields: {
-      mode: (x) => ["lossless", "no_repair", "no_verify"].includes(x), greedy: isBool, keepsTarget: isBool,
-      tvMax: (x) => isNum(x) && x >= 0 && x <= 1, correctness: isStr, savings: isStr,
-    },
-    optional: ["greedy"],
-  }, "invariant");
-  const unit = (x) => isNum(x) && x >= 0 && x <= 1;
-  shaped(p, c.speedupBoundary, {
-    fields: { draftCost: unit, breakEvenAlpha: unit, meanAlpha: unit, optimalK: SETTINGS.k, pays: isBool, sentence: isStr },
-  }, "speedupBoundary");
-  check(p, isStr(c.nextRepair), "checkpoint.nextRepair must be text");
-  shaped(p, c.settings, { fields: SETTINGS }, "settings");
-  check(p, safeStationUrl(c.url) !== null, "checkpoint.url must be a /station link");
-  return p;
+  if (keyword === "required") return `${at(path, params.missingProperty)} is missing`;
+  if (keyword === "additionalProperties") {
+    return `${path || words.whole} has an unknown field ${JSON.stringify(String(params.additionalProperty).slice(0, 40))}`;
+  }
+  if (Object.hasOwn(words, path) && typeof words[path] === "function") return words[path](err.data);
+  if (keyword === "format" || (err.parentSchema.format && ["type", "maxLength"].includes(keyword))) {
+    return `${path} is not a date and time (RFC 3339, such as 2026-11-29T09:00:00Z)`;
+  }
+  if (keyword === "maxItems") return `${path} must be a list of at most ${params.limit} items`;
+  return `${path} must be ${expected(err.parentSchema)} (got ${shown(err.data)})`;
+}
+
+// The envelope's problems first, then the checkpoint's, shallowest first (read() shows three).
+const depth = (err) => err.instancePath.split("/").length + (err.keyword === "required" ? 1 : 0);
+
+function sentences(errors, words, prefix = "") {
+  const out = [];
+  const ordered = (errors || []).map((err, i) => [depth(err), i, err]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  for (const [, , err] of ordered) {
+    const text = sentence(err, errors, words);
+    if (text !== null && !out.includes(prefix + text)) out.push(prefix + text);
+  }
+  return out;
 }
 
 /** Problems with an entry, as sentences; [] means valid version 1. */
 export function entryProblems(entry, expectedStation = null) {
   if (!isObj(entry)) return ["it is not a JSON object"];
-  const p = [];
-  checkKeys(p, entry, ["version", "station", "savedAt", "checkpoint"], "the entry");
-  check(p, entry.version === VERSION, `its version is ${JSON.stringify(entry.version)}, not ${VERSION}`);
-  check(p, STATION_IDS.has(entry.station), `it names an unknown station ${JSON.stringify(String(entry.station)).slice(0, 60)}`);
-  if (expectedStation) check(p, entry.station === expectedStation, `it belongs to another station (${String(entry.station).slice(0, 40)})`);
-  check(p, isDate(entry.savedAt), "savedAt is not a date");
-  if (!isObj(entry.checkpoint)) p.push("checkpoint is missing");
-  else if (entry.station === "serving") p.push(...servingProblems(entry.checkpoint));
-  else if (entry.station === "speculative-decoding") p.push(...speculativeProblems(entry.checkpoint));
+  const p = validateEntry(entry) ? [] : sentences(validateEntry.errors, ENVELOPE.entry);
+  // The one rule no schema can hold: the key an entry was read from names its station.
+  if (expectedStation && entry.station !== expectedStation) {
+    p.push(`it belongs to another station (${String(entry.station).slice(0, 40)})`);
+  }
   return p;
 }
 
 export function exportProblems(doc) {
   if (!isObj(doc)) return ["the file is not a JSON object"];
-  const p = [];
-  checkKeys(p, doc, ["version", "kind", "exportedAt", "entries"], "the file");
-  check(p, doc.version === VERSION, `the file's version is ${JSON.stringify(doc.version)}, not ${VERSION}`);
-  check(p, doc.kind === "tsl.route-memory.export", "the file is not a route-memory export");
-  check(p, isDate(doc.exportedAt), "exportedAt is not a date");
-  if (!Array.isArray(doc.entries) || doc.entries.length > STATIONS.length) p.push("entries must be a list of at most ten entries");
-  else doc.entries.forEach((e, i) => entryProblems(e).forEach((msg) => p.push(`entry ${i + 1}: ${msg}`)));
+  if (validateExport(doc)) return [];
+  const errors = validateExport.errors;
+  const inEntry = (e) => /^\/entries\/\d+(\/|$)/.test(e.instancePath);
+  const p = sentences(errors.filter((e) => !inEntry(e)), ENVELOPE.file);
+  // Each entry's problems in the entry's own words, numbered from 1 as the learner counts.
+  const byEntry = new Map();
+  for (const e of errors.filter(inEntry)) {
+    const [, n, rest] = /^\/entries\/(\d+)(.*)$/.exec(e.instancePath);
+    if (!byEntry.has(n)) byEntry.set(n, []);
+    byEntry.get(n).push({ ...e, instancePath: rest });
+  }
+  for (const [n, list] of byEntry) {
+    const item = doc.entries[Number(n)];
+    if (!isObj(item)) p.push(`entry ${Number(n) + 1}: it is not a JSON object`);
+    else p.push(...sentences(list, ENVELOPE.entry, `entry ${Number(n) + 1}: `));
+  }
   return p;
 }
 
 /** Only same-origin station links may be reopened (no javascript:, no other host). */
 export function safeStationUrl(url) {
-  if (typeof url !== "string" || url.length > 2000 || !/^\/station(\?[^#]*)?$/.test(url)) return null;
+  if (typeof url !== "string" || url.length > STATION_URL_MAX || !STATION_URL.test(url)) return null;
   return url;
 }
 
@@ -227,14 +222,15 @@ function migrateV0(old) {
   if (!isObj(old) || !("station" in old) || ("version" in old && old.version !== 0)) return null;
   const { station, savedAt, version: _v, ...rest } = old;
   const checkpoint = { ...rest };
-  if (station === "speculative-decoding" && typeof rest.settings === "string") {
+  if (station === STATION_ID && typeof rest.settings === "string") {
     const params = new URLSearchParams(rest.settings);
     const settings = {};
-    for (const [k, test] of Object.entries(SETTINGS)) {
+    for (const [k, { kind }] of Object.entries(SETTINGS)) {
       if (!params.has(k)) continue;
       const raw = params.get(k);
-      const value = ["verify", "repair", "greedy"].includes(k) ? ["on", "true", "1"].includes(raw) : k === "prompt" ? raw : Number(raw);
-      if (test(value)) settings[k] = value;
+      const value = kind === "bool" ? ["on", "true", "1"].includes(raw) : kind === "str" ? raw : Number(raw);
+      // What is left out (or out of range) makes the migrated entry fail validation below.
+      if (typeof value !== "number" || Number.isFinite(value)) settings[k] = value;
     }
     checkpoint.settings = settings;
   }
@@ -315,5 +311,5 @@ export function readAll(store) {
 
 export function exportAll(store) {
   const entries = readAll(store).filter((r) => r.entry).map((r) => r.entry);
-  return { version: VERSION, kind: "tsl.route-memory.export", exportedAt: stamp(), entries };
+  return { version: VERSION, kind: EXPORT_KIND, exportedAt: stamp(), entries };
 }

@@ -1,5 +1,6 @@
 // The station's own route view: the ten stations and what this browser's route memory holds.
 
+import { STATION_ID } from "./contract.js";
 import { readAll, safeStationUrl, storage } from "./memory.js";
 
 const store = storage();
@@ -18,7 +19,7 @@ if (!store) {
       continue;
     }
     cell.textContent = `saved ${new Date(row.entry.savedAt).toLocaleString()}`;
-    const url = row.id === "speculative-decoding" ? safeStationUrl(row.entry.checkpoint.url) : null;
+    const url = row.id === STATION_ID ? safeStationUrl(row.entry.checkpoint.url) : null;
     if (url) {
       const link = document.createElement("a");
       link.href = url;

@@ -1,20 +1,23 @@
 // The Serving stand-in: save the entered workload as the Serving checkpoint of route memory
 // (docs/route-memory.md), then go to the station carrying it in the link as well.
 
+import { MEMORY_VERSION, ROUTE_ID, SETTINGS, WORKLOAD } from "./contract.js";
 import { entryProblems, storage, write } from "./memory.js";
 
 const form = document.querySelector("[data-testid=serving-form]");
 const status = document.querySelector("[data-testid=serving-status]");
 
+const SERVING = "serving"; // the station this page stands in for
+
 function workloadFrom(data) {
-  const workload = {
-    ttftMs: Number(data.get("ttft_ms")),
-    tpotMs: Number(data.get("tpot_ms")),
-    tokensToGenerate: Number(data.get("tokens")),
-  };
-  const prompt = String(data.get("prompt") || "");
+  const workload = {};
+  for (const [setting, field] of WORKLOAD) {
+    const raw = String(data.get(setting) || "");
+    if (SETTINGS[setting].kind === "str") {
+      if (raw) workload[field] = raw; // an empty prompt is left out, as Serving would
+    } else workload[field] = Number(raw);
+  }
   const notes = String(data.get("notes") || "").trim();
-  if (prompt) workload.prompt = prompt;
   if (notes) workload.notes = notes;
   return workload;
 }
@@ -23,23 +26,23 @@ form.addEventListener("submit", (event) => {
   event.preventDefault();
   const data = new FormData(form);
   const entry = {
-    version: 1,
-    station: "serving",
+    version: MEMORY_VERSION,
+    station: SERVING,
     savedAt: new Date().toISOString(),
     checkpoint: {
-      object: "route:ai-lab/transformers/serving#serving-station (stand-in)",
+      object: `route:${ROUTE_ID}/${SERVING}#${SERVING}-station (stand-in)`,
       summary: "Entered in station 08's Serving stand-in.",
       workload: workloadFrom(data),
     },
   };
-  const problems = entryProblems(entry, "serving");
+  const problems = entryProblems(entry, SERVING);
   if (problems.length) {
     status.textContent = `Not saved: ${problems.join("; ")}.`;
     return;
   }
   const result = write(storage(), entry);
   const query = new URLSearchParams({ from: "serving" });
-  for (const name of ["ttft_ms", "tpot_ms", "tokens", "prompt"]) query.set(name, String(data.get(name) || ""));
+  for (const [name] of WORKLOAD) query.set(name, String(data.get(name) || ""));
   if (!result.ok) {
     status.textContent = `${result.message} Going on with the workload in the link only…`;
   }

@@ -7,13 +7,7 @@ import {
   storage, titleOf, write,
 } from "./memory.js";
 import { saveBlob } from "./download.js";
-
-const WORKLOAD = [
-  ["ttft_ms", "ttftMs"],
-  ["tpot_ms", "tpotMs"],
-  ["tokens", "tokensToGenerate"],
-  ["prompt", "prompt"],
-];
+import { STATION_ID, WORKLOAD } from "./contract.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -108,7 +102,7 @@ function studyItem(row) {
   if (row.entry) {
     detail.textContent = `saved ${new Date(row.entry.savedAt).toLocaleString()}`;
     item.append(detail);
-    const url = row.id === "speculative-decoding" ? safeStationUrl(row.entry.checkpoint.url) : null;
+    const url = row.id === STATION_ID ? safeStationUrl(row.entry.checkpoint.url) : null;
     if (url) {
       const link = document.createElement("a");
       link.href = url;
@@ -180,7 +174,7 @@ function wireStudy(store) {
   });
   $("clear-yes").addEventListener("click", () => {
     try {
-      store.removeItem(keyOf("speculative-decoding"));
+      store.removeItem(keyOf(STATION_ID));
       say("study-status", "Cleared this station's checkpoint. Other stations' entries are untouched.");
     } catch {
       say("study-status", "Could not clear: this browser refused access to its storage.");
@@ -205,7 +199,7 @@ export function startStationMemory() {
   if (carryInWorkload(results.serving)) return;
   // This station's own entry is checked on arrival too, so damage is reported (and the blob
   // kept aside) before the learner saves over it.
-  const own = read(store, "speculative-decoding");
+  const own = read(store, STATION_ID);
   if (["damaged", "newer", "migrated"].includes(own.status)) notice(own.message);
   else if (own.status === "ok") say("memory-status", `Your last checkpoint here was saved ${new Date(own.entry.savedAt).toLocaleString()}.`);
   save.disabled = false;

@@ -2,16 +2,17 @@
 //
 // Study memory is one localStorage entry, documented in docs/route-memory.md ("The study
 // key"):
-//   tsl.study.speculative-decoding =
+//   STUDY_KEY (contract.js, from app/contract/route.py) =
 //     {"version": 1, "checked": [0, 2], "explanation": "…", "review": "…", "savedAt": "ISO"}
 // As in memory.js nothing here throws: a blob that cannot be used is moved aside to
 // `<key>.backup.<ISO time>` (never deleted) and the learner is told in words; storage that is
 // missing, blocked or full is reported the same way, and the page keeps working. Everything
 // is written with textContent or .value, never as HTML.
 
+import { STUDY_KEY } from "./contract.js";
 import { backup, isDate, load, storage } from "./memory.js";
 
-export const STUDY_KEY = "tsl.study.speculative-decoding";
+export { STUDY_KEY };
 export const STUDY_VERSION = 1;
 export const MAX_TEXT = 4000; // the textareas' maxlength
 const SAVE_DELAY_MS = 400;
