@@ -16,6 +16,7 @@ things stay process-wide on purpose, because no request can change them: `tiny_m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from witness.keys import Stream, block_uniforms
@@ -66,33 +67,30 @@ class RequestCache:
     """
 
     def __init__(self, *, maxsize: int = LAW_CACHE, grids: UniformGrids | None = None) -> None:
-        self._law = lru_cache(maxsize=maxsize)(self._new_law)
-        self._target = lru_cache(maxsize=maxsize)(self._new_target)
+        self._laws = lru_cache(maxsize=maxsize)(self._new_law)
+        self._targets = lru_cache(maxsize=maxsize)(self._new_target)
         self.grids = grids if grids is not None else UniformGrids()
-
-    def law(self, match: float, greedy: bool, before: int, prev: int) -> Law:
-        """p and q at context (before, prev), and what the rule derives from them."""
-        return self._law(match, greedy, before, prev)
-
-    def target(self, greedy: bool, before: int, prev: int) -> FloatArray:
-        """p(. | before, prev) in the mode's temperature (read-only)."""
-        return self._target(greedy, before, prev)
-
-    def uniforms(self, seed: int, n: int, k: int, stream: Stream) -> FloatArray:
-        """The keyed [n, k] grid of `witness.keys.block_uniforms` (read-only)."""
-        return self.grids(seed, n, k, stream)
+        # The lookups are the lru_cache wrappers themselves, with no method around them: the
+        # served request asks for a law at every drafted position.
+        self.law: Callable[[float, bool, int, int], Law] = self._laws
+        """``law(match, greedy, before, prev)``: p and q at context (before, prev), and what
+        the rule derives from them."""
+        self.target: Callable[[bool, int, int], FloatArray] = self._targets
+        """``target(greedy, before, prev)``: p(. | before, prev) in the mode's temperature."""
+        self.uniforms: Callable[[int, int, int, Stream], FloatArray] = self.grids
+        """``uniforms(seed, n, k, stream)``: the keyed [n, k] grid of `block_uniforms`."""
 
     def sizes(self) -> dict[str, int]:
         """How many entries each store holds now."""
         return {
-            "laws": self._law.cache_info().currsize,
-            "targets": self._target.cache_info().currsize,
+            "laws": self._laws.cache_info().currsize,
+            "targets": self._targets.cache_info().currsize,
             "grids": len(self.grids),
         }
 
     def clear(self) -> None:
-        self._law.cache_clear()
-        self._target.cache_clear()
+        self._laws.cache_clear()
+        self._targets.cache_clear()
         self.grids.clear()
 
     def _new_law(self, match: float, greedy: bool, before: int, prev: int) -> Law:

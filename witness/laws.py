@@ -19,7 +19,6 @@ from witness.theory import (
     greedy_distribution,
     output_law,
     residual_unchecked,
-    sample_from_cdf,
     total_variation_unchecked,
 )
 
@@ -77,16 +76,13 @@ class Law:
     def __init__(self, p: FloatArray, q: FloatArray) -> None:
         self.p = p
         self.q = q
-        self.q_cdf: FloatArray = read_only(q.cumsum())  # every draft samples from it
+        # Every draft samples from it: `sample_from_cdf(law.q, law.q_cdf, u)`.
+        self.q_cdf: FloatArray = read_only(q.cumsum())
         self.alpha = float(np.minimum(p, q).sum())  # every draft step shows it
         self._residual: FloatArray | None = None
         self._by_residual: dict[int, IntpArray] = {}
         self._by_max: dict[int, IntpArray] = {}
         self._tv: dict[Mode, float] = {}
-
-    def sample_q(self, u: float) -> int:
-        """The draft's token for uniform u: `sample_one(q, u)` with q's CDF kept."""
-        return sample_from_cdf(self.q, self.q_cdf, u)
 
     @property
     def residual(self) -> FloatArray:

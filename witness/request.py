@@ -21,6 +21,7 @@ from witness.lm import TinyModels, detokenize, tiny_models
 from witness.modes import Mode, mode_of
 from witness.rule import BlockResult, verify_unchecked
 from witness.settings import Settings
+from witness.theory import sample_from_cdf
 from witness.trace import BlockTrace, DraftStep, Kind, RequestTrace
 
 # The served request's entry point and what callers ask of it; `Mode`, `mode_of` and
@@ -91,7 +92,7 @@ def _serve_block(
     laws: list[Law] = []
     for i in range(s.k):  # the draft is autoregressive: each token extends the context
         law = cache.law(s.match, s.greedy, before, prev)
-        x = law.sample_q(float(u_draft[i]))
+        x = sample_from_cdf(law.q, law.q_cdf, float(u_draft[i]))
         draft.append(x)
         laws.append(law)
         before, prev = prev, x

@@ -68,12 +68,13 @@ def total_variation(p: ArrayLike, q: ArrayLike) -> FloatArray | float:
     >>> round(total_variation([.1, .2, .3, .4], [.4, .3, .2, .1]), 12)
     0.4
     """
-    return total_variation_unchecked(*_pair(p, q))
+    return _scalar_or_array(np.asarray(total_variation_unchecked(*_pair(p, q))))
 
 
-def total_variation_unchecked(p: FloatArray, q: FloatArray) -> FloatArray | float:
-    """`total_variation` without the input checks, for callers that built p and q."""
-    return _scalar_or_array(np.asarray(0.5 * np.abs(p - q).sum(axis=-1)))
+def total_variation_unchecked(p: FloatArray, q: FloatArray) -> FloatArray | np.float64:
+    """`total_variation` without the input checks (a numpy scalar for one row)."""
+    tv: FloatArray | np.float64 = 0.5 * np.abs(p - q).sum(axis=-1)
+    return tv
 
 
 def residual(p: ArrayLike, q: ArrayLike) -> FloatArray:

@@ -10,7 +10,7 @@ from witness import Settings, acceptance_rate, serve_request
 from witness.cache import RequestCache
 from witness.laws import context_pair, draft_law
 from witness.lm import BOUNDARY, tiny_models
-from witness.theory import sample_one, total_variation
+from witness.theory import sample_from_cdf, sample_one, total_variation
 
 
 def test_alpha_rises_with_match_on_fixed_contexts() -> None:
@@ -35,10 +35,10 @@ def test_draft_law_is_the_blend_and_reaches_p() -> None:
     assert np.array_equal(draft_law(0.3, p, d), 0.3 * p + (1.0 - 0.3) * d)
 
 
-def test_a_law_samples_q_as_sample_one_does() -> None:
+def test_a_law_samples_q_from_its_kept_cdf_as_sample_one_does() -> None:
     law = RequestCache().law(0.4, False, 3, 5)
-    for u in np.linspace(0.0, 1.0 - 2.0**-53, 101):
-        assert law.sample_q(float(u)) == sample_one(law.q, float(u))
+    for u in [*np.linspace(0.0, 1.0 - 2.0**-53, 101), 1.0 - 2.0**-53]:
+        assert sample_from_cdf(law.q, law.q_cdf, float(u)) == sample_one(law.q, float(u))
 
 
 def test_a_law_knows_its_alpha_and_distances() -> None:
