@@ -18,6 +18,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from app.contract.checkpoint import checkpoint_entry
 from app.contract.manifest import manifest
 from app.contract.route import STATIONS
+from app.routes.api_models import CheckpointEntry, CheckpointProblems, Manifest
 from app.state.query import parse_state
 from witness import Settings
 from witness.settings import field_bounds
@@ -26,7 +27,9 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 router = APIRouter()
 
 
-@router.get("/station.json", tags=["route"], summary="The station's manifest")
+@router.get(
+    "/station.json", response_model=Manifest, tags=["route"], summary="The station's manifest"
+)
 def station_manifest(request: Request) -> dict[str, Any]:
     return manifest(request.app.state.settings)
 
@@ -57,8 +60,13 @@ for _path, (_name, _media) in DOCUMENTS.items():
     "/api/checkpoint",
     tags=["route"],
     summary="This station's route-memory entry for a station state (same query as the page)",
+    response_model=CheckpointEntry,
+    # Written by Python's json, as the browser has always received it (pydantic's own JSON
+    # spells some floats differently: 1e-05 as 0.00001).
+    response_class=JSONResponse,
+    responses={422: {"model": CheckpointProblems, "description": "A field out of range"}},
 )
-def api_checkpoint(request: Request) -> Response:
+def api_checkpoint(request: Request) -> dict[str, Any] | Response:
     state = parse_state(request.query_params.multi_items())
     if state.problems:
         detail = [
@@ -66,7 +74,7 @@ def api_checkpoint(request: Request) -> Response:
             for p in state.problems
         ]
         return JSONResponse({"detail": detail}, status_code=422)
-    return JSONResponse(checkpoint_entry(state))
+    return checkpoint_entry(state)
 
 
 @router.get("/serving", include_in_schema=False)

@@ -1,0 +1,243 @@
+"""What each JSON route returns, as types `/openapi.json` can describe field by field.
+
+The served request (`RequestTrace`) and the k sweep (`KSweep`) are the witness's own frozen
+dataclasses: the routes return the instances, FastAPI describes them from their fields and
+pydantic serializes them (tuples as lists) to exactly the bytes `to_dict()` gave, without
+a second copy of their field lists here. A frozen dataclass instance is not re-validated on
+the way out, so the big trace costs one serialization and nothing more.
+
+The models below exist where a dataclass cannot serve: the evaluation slice reports an
+infinite chi-square statistic as null (`EvaluationSlice.to_dict`), which its dataclass
+types as a plain float; the exact laws at the first position were never a dataclass; the
+route-memory entry is a camelCase contract (docs/route-memory.schema.json); and the
+manifest's parameters carry different keys in different orders. `tests/app/test_api_models.py`
+holds each mirror to the dataclass it mirrors, so the two cannot drift apart unnoticed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, NotRequired
+
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+from typing_extensions import TypedDict
+
+from app.contract.route import Intervention
+from witness import RequestTrace, Settings
+from witness.modes import Mode
+from witness.sweep import KSweep
+
+__all__ = [
+    "CheckpointEntry",
+    "CheckpointProblems",
+    "Distributions",
+    "Evaluation",
+    "KSweep",
+    "Manifest",
+    "RequestTrace",
+]
+
+
+class _Out(BaseModel):
+    """A response model: every field required, nothing extra, field order = JSON key order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- /api/evaluation -------------------------------------------------------------------------
+
+
+class ChiSquare(_Out):
+    """`witness.evaluation.ChiSquare`, with an infinite statistic (an impossible token) as null."""
+
+    statistic: float | None = Field(description="Pearson's statistic; null when infinite.")
+    dof: int
+    p_value: float
+    impossible_tokens: int = Field(description="Emitted tokens that p gives probability 0.")
+
+
+class ModeCheck(_Out):
+    """`witness.evaluation.ModeCheck`: one mode's blocks judged against p."""
+
+    mode: Mode
+    blocks: int
+    chi_square: ChiSquare
+    tv_empirical: float
+    tv_exact: float
+    keeps_target: bool
+    mean_tokens_per_block: float
+    speedup_measured: float | None
+    speedup_expected: float | None
+    histogram: list[tuple[str, float, float]] = Field(
+        description="(word, empirical share, p) for the tokens that carry the picture."
+    )
+
+
+class Evaluation(_Out):
+    """`witness.evaluation.EvaluationSlice` as `to_dict()` gives it."""
+
+    settings: dict[str, Any]
+    alpha: float
+    current_mode: Mode
+    modes: list[ModeCheck]
+
+
+# --- /api/distributions ----------------------------------------------------------------------
+
+
+class OutputLaws(_Out):
+    """The law each mode emits at this position (exact sums over the vocabulary)."""
+
+    lossless: list[float]
+    no_repair: list[float]
+    no_verify: list[float]
+
+
+class Distributions(_Out):
+    """Exact laws at the request's first drafted position, one entry per vocabulary word."""
+
+    vocab: list[str]
+    alpha: float = Field(description="Acceptance rate: the overlap sum of min(p, q).")
+    p: list[float]
+    q: list[float]
+    residual: list[float] = Field(description="norm(max(0, p - q)): what a rejection samples.")
+    output: OutputLaws
+
+
+# --- /api/checkpoint (docs/route-memory.schema.json, camelCase by contract) -------------------
+
+
+class Held(_Out):
+    speed: bool | None
+    correctness: bool | None
+
+
+class Prediction(_Out):
+    intervention: Intervention
+    expectFaster: bool | None
+    expectKept: bool | None
+    held: Held
+    sentence: str
+
+
+class AcceptedPrefix(_Out):
+    tokens: int
+    acceptedDrafts: int
+    rejectedDrafts: int
+    targetPasses: int
+    draftPasses: int
+    baselineTargetPasses: int
+    meanAlpha: float
+    speedupMeasured: float | None
+    speedupExpected: float | None
+    msSpeculative: float
+    msBaseline: float
+    firstRejection: str
+
+
+class Invariant(_Out):
+    mode: Mode
+    greedy: bool
+    keepsTarget: bool
+    tvMax: float
+    correctness: str
+    savings: str
+
+
+class SpeedupBoundary(_Out):
+    draftCost: float
+    breakEvenAlpha: float
+    meanAlpha: float
+    optimalK: int
+    pays: bool
+    sentence: str
+
+
+class Checkpoint(_Out):
+    object: str
+    prediction: Prediction | None
+    acceptedPrefix: AcceptedPrefix
+    invariant: Invariant
+    speedupBoundary: SpeedupBoundary
+    nextRepair: str
+    settings: Settings
+    url: str
+
+
+class CheckpointEntry(_Out):
+    """The whole localStorage entry "Save checkpoint" stores: envelope plus checkpoint."""
+
+    version: int
+    station: str
+    savedAt: str = Field(json_schema_extra={"format": "date-time"})
+    checkpoint: Checkpoint
+
+
+class Problem(_Out):
+    loc: list[str] = Field(description='["query", the field]')
+    msg: str = Field(description="Names the field and its range.")
+    type: str
+
+
+class CheckpointProblems(_Out):
+    """A state the station refuses: one problem per field, as every other 422 here."""
+
+    detail: list[Problem]
+
+
+# --- /station.json ---------------------------------------------------------------------------
+
+
+class StationLink(TypedDict):
+    id: str
+    title: str
+
+
+class RoutePlace(TypedDict):
+    id: str
+    position: int
+    of: int
+    previous: str | None
+    next: str | None
+    stations: list[StationLink]
+
+
+class QueryParameter(TypedDict):
+    """A setting carries its title and bounds; a link parameter only its kind and description."""
+
+    name: str
+    kind: str
+    description: str | None
+    title: NotRequired[str | None]
+    default: NotRequired[bool | int | float | str]
+    min: NotRequired[int | float | None]
+    max: NotRequired[int | float | None]
+    step: NotRequired[int | float]
+
+
+class Links(TypedDict):
+    station: str
+    checkpoint: str
+    schema: str
+    manifestSchema: str
+    contract: str
+    openapi: str
+    serving: str
+    cockpit: str
+    next: str | None
+
+
+class Manifest(_Out):
+    """docs/station-manifest.schema.json, field for field."""
+
+    id: str
+    number: int
+    title: str
+    object: str
+    route: RoutePlace
+    reads: list[str]
+    writes: list[str]
+    memoryVersion: int
+    # Validation would rebuild each entry in declaration order; the two kinds of parameter
+    # list their keys in different orders, so the entries go out as built (still described).
+    queryParameters: Annotated[list[QueryParameter], SkipValidation]
+    links: Links
