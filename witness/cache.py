@@ -17,7 +17,7 @@ things stay process-wide on purpose, because no request can change them: `tiny_m
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from witness.keys import Stream, block_uniforms
 from witness.laws import FloatArray, Law, law_at, target_at
@@ -67,8 +67,10 @@ class RequestCache:
     """
 
     def __init__(self, *, maxsize: int = LAW_CACHE, grids: UniformGrids | None = None) -> None:
-        self._laws = lru_cache(maxsize=maxsize)(self._new_law)
-        self._targets = lru_cache(maxsize=maxsize)(self._new_target)
+        # The stores wrap module functions, not bound methods: no reference cycle through
+        # self, so a cache made for one call is freed (with its laws) as soon as it is dropped.
+        self._targets = lru_cache(maxsize=maxsize)(_new_target)
+        self._laws = lru_cache(maxsize=maxsize)(partial(_new_law, self._targets))
         self.grids = grids if grids is not None else UniformGrids()
         # The lookups are the lru_cache wrappers themselves, with no method around them: the
         # served request asks for a law at every drafted position.
@@ -93,9 +95,16 @@ class RequestCache:
         self._targets.cache_clear()
         self.grids.clear()
 
-    def _new_law(self, match: float, greedy: bool, before: int, prev: int) -> Law:
-        p = self.target(greedy, before, prev)
-        return law_at(tiny_models(), p, match, greedy, before, prev)
 
-    def _new_target(self, greedy: bool, before: int, prev: int) -> FloatArray:
-        return target_at(tiny_models(), greedy, before, prev)
+def _new_law(
+    target: Callable[[bool, int, int], FloatArray],
+    match: float,
+    greedy: bool,
+    before: int,
+    prev: int,
+) -> Law:
+    return law_at(tiny_models(), target(greedy, before, prev), match, greedy, before, prev)
+
+
+def _new_target(greedy: bool, before: int, prev: int) -> FloatArray:
+    return target_at(tiny_models(), greedy, before, prev)
