@@ -11,15 +11,15 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import AppSettings, get_settings
 from app.rendering.collector import CollectBetweenRequests
-from app.rendering.compression import Compress
-from app.rendering.pipeline import make_renderer
+from app.rendering.pipeline import GZIP_LEVEL, Env, Pipeline
 from app.rendering.security import SecurityHeaders
 from app.rendering.templating import make_templates
 from app.routes import api, pages, route, steps, study
-from app.routes.steps import make_step_renderer
+from app.services import Witness
 from witness.lm import tiny_models
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,12 +56,14 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
         redoc_url=None,
         lifespan=lifespan,
     )
+    # Everything the app keeps lives here, made fresh for each app: its settings, its witness
+    # results (app/services.py) and its renders, whose new states queue at one gate
+    # (app/rendering/memo.py).
     app.state.settings = settings
-    app.state.templates = make_templates()
-    # Renders of new states queue at one gate, pages and step-through alike (app/memo.py).
-    app.state.render_gate = threading.Lock()
-    app.state.render = make_renderer(app.state.templates, settings, app.state.render_gate)
-    app.state.step_render = make_step_renderer(app.state.templates, app.state.render_gate)
+    app.state.witness = Witness()
+    app.state.pipeline = Pipeline(
+        make_templates(), Env(settings, app.state.witness), threading.Lock()
+    )
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(route.router)
@@ -80,7 +82,8 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
 
     # Learners are often on poor networks: compress pages and fragments (a whole station page
     # is ~10x smaller gzipped); tiny answers such as /healthz are left as they are.
-    app.add_middleware(Compress, minimum_size=1024)
+    # Rendered pages arrive gzipped already (app/rendering/pipeline.py) and pass through.
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=GZIP_LEVEL)
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
     # Outermost, so it runs once the whole response, compressed and with its headers, is sent.
     app.add_middleware(CollectBetweenRequests)

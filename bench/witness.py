@@ -3,9 +3,9 @@
 1. One slider change, witness only: `serve_request` (the served request, its trace and the
    exact distribution check) plus the quick slice `first_token_check(key, mode, 10_000)`,
    the evidence's sampled check. Budget (QUALITY.md, Speed): median <= 5 ms. Each iteration
-   moves one slider (match or k, around the default `Settings()`) and clears the lru caches,
+   moves one slider (match or k, around the default `Settings()`) on a fresh app `Witness`,
    so no result cache answers; the tiny models' row caches stay warm, as in a running server.
-   Beside it, for information: `station_view` as the evidence fragment builds it (witness plus
+   Beside it, for information: `live_view` as the evidence fragment builds it (witness plus
    every view model) uncached, and the same call again from the caches (a slider dragged back
    to a seen value), the in-run reference.
 2. `simulate_blocks` (vectorised) against `simulate_blocks_loop` (one `verify_block` call per
@@ -31,8 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from app.config import AppSettings  # noqa: E402
+from app.services import QUICK_SLICE_BLOCKS, Witness  # noqa: E402
 from app.state.query import parse_state  # noqa: E402
-from app.views import station as sv  # noqa: E402
+from app.views.station import live_view  # noqa: E402
 from witness import RequestCache, Settings, serve_request  # noqa: E402
 from witness.cache import UniformGrids  # noqa: E402
 from witness.evaluation import first_position, first_token_check  # noqa: E402
@@ -45,7 +46,7 @@ ITERATIONS = 200
 SLIDER_BUDGET_MS = 5.0
 RATIO_BUDGET = 100.0
 K = 4
-QUICK_BLOCKS = sv.QUICK_SLICE_BLOCKS  # 10_000, what the live evidence samples
+QUICK_BLOCKS = QUICK_SLICE_BLOCKS  # 10_000, what the live evidence samples
 LOOP_BLOCKS = 2_000
 VECTOR_BLOCKS = 200_000
 
@@ -67,16 +68,17 @@ def query(s: Settings) -> list[tuple[str, str]]:
 # as in a server whose learner drags sliders at one seed.
 GRIDS = UniformGrids()
 cache = RequestCache(grids=GRIDS)
+witness = Witness(cache)
 
 
 def clear_caches() -> None:
-    global cache
-    sv.cached_trace.cache_clear()
-    sv.quick_check.cache_clear()
-    sv._quick.cache_clear()
-    # The served request's per-context laws too, by a fresh cache: every change is measured
-    # as if its match had never been seen (a k move at a seen match is cheaper; not timed).
+    """A fresh app's caches: no result, and no per-context law, is kept from before.
+
+    Every change is measured as if its match had never been seen (a k move at a seen match
+    is cheaper; that is not what is timed)."""
+    global cache, witness
     cache = RequestCache(grids=GRIDS)
+    witness = Witness(cache)
 
 
 def timed(fn: Callable[[int], object], n: int) -> list[float]:
@@ -110,9 +112,9 @@ def bench_slider() -> bool:
         parts = [lambda: serve_request(settings[i], cache=cache), lambda: check(settings[i])]
         # What the evidence fragment builds (the sweep follows in a request of its own).
         def view() -> object:
-            return sv.station_view(states[i], app, with_sweep=False)
+            return live_view(states[i], app, witness)
 
-        calls = [*parts, clear_caches, view, view]  # the second call finds the lru caches full
+        calls = [*parts, clear_caches, view, view]  # the second call finds the caches full
         out = timed(lambda j: calls[j](), len(calls))
         return [out[0] + out[1], out[0], out[1], out[3], out[4]]
 
@@ -123,8 +125,8 @@ def bench_slider() -> bool:
         "witness only: request + quick slice (TOTAL)",
         "  serve_request(settings)",
         f"  first_token_check(key, mode, {QUICK_BLOCKS:_})",
-        "station_view for the fragment, uncached",
-        "station_view again, cached (reference)",
+        "live_view (the evidence fragment), uncached",
+        "live_view again, cached (reference)",
     ]
     med_total = statistics.median(cols[0])
     print(f"\n1. One slider change, witness only ({ITERATIONS} changes of match or k)")

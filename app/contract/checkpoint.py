@@ -11,35 +11,37 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.contract.route import MEMORY_VERSION, OBJECT_ID, STATION_ID
+from app.services import Witness
 from app.state.query import StationState
 from app.views.evidence import first_rejection_text
 from app.views.gates import invariant_view, verdict_view
-from app.views.station import cached_trace
 from witness import Settings, optimal_k
-from witness.request import RequestTrace
 from witness.settings import field_bounds
 from witness.theory import speculation_pays
+from witness.trace import RequestTrace
 
 
-def checkpoint_entry(state: StationState, now: datetime | None = None) -> dict[str, Any]:
+def checkpoint_entry(
+    state: StationState, witness: Witness, now: datetime | None = None
+) -> dict[str, Any]:
     """The whole localStorage entry (envelope plus checkpoint) for this state."""
     saved = (now or datetime.now(UTC)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return {
         "version": MEMORY_VERSION,
         "station": STATION_ID,
         "savedAt": saved,
-        "checkpoint": checkpoint(state),
+        "checkpoint": checkpoint(state, witness),
     }
 
 
-def checkpoint(state: StationState) -> dict[str, Any]:
+def checkpoint(state: StationState, witness: Witness) -> dict[str, Any]:
     s = state.settings
-    trace = cached_trace(s)
+    trace = witness.trace(s)
     t = trace.totals
     gates = invariant_view(trace, s)
     return {
         "object": OBJECT_ID,
-        "prediction": _prediction(state, trace),
+        "prediction": _prediction(state, trace, witness),
         "acceptedPrefix": {
             "tokens": t.tokens,
             "acceptedDrafts": t.accepted_drafts,
@@ -73,11 +75,13 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 6)
 
 
-def _prediction(state: StationState, trace: RequestTrace) -> dict[str, Any] | None:
+def _prediction(
+    state: StationState, trace: RequestTrace, witness: Witness
+) -> dict[str, Any] | None:
     pred = state.prediction
     if pred is None:
         return None
-    verdict = verdict_view(pred, cached_trace(pred.base), trace, state.settings)
+    verdict = verdict_view(pred, witness.trace(pred.base), trace, state.settings)
     return {
         "intervention": pred.intervention.value,
         "expectFaster": pred.expect_faster,

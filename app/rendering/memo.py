@@ -1,4 +1,4 @@
-"""An LRU memo for CPU-bound renders that computes one miss at a time.
+"""An LRU memo for CPU-bound work, which can make its misses queue at one gate.
 
 Rendering a new state is pure Python and numpy on small arrays: it holds the GIL, so two
 renders never run in parallel anyway. Left to the thread pool, a class's worth of new states
@@ -12,6 +12,7 @@ gate for a state another thread was rendering finds it done and does not render 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -21,8 +22,18 @@ V = TypeVar("V")
 
 
 class Memo(Generic[V]):
-    def __init__(self, compute: Callable[..., V], size: int, gate: threading.Lock) -> None:
-        self._compute, self._size, self._gate = compute, size, gate
+    """``compute(*key)`` remembered for the ``size`` keys used last.
+
+    With a ``gate``, misses are computed one at a time (see above); without one (the witness's
+    results, computed inside a gated render anyway) two threads may compute the same miss,
+    which is harmless: the work is pure.
+    """
+
+    def __init__(
+        self, compute: Callable[..., V], size: int, gate: threading.Lock | None = None
+    ) -> None:
+        self._compute, self._size = compute, size
+        self._gate = gate if gate is not None else contextlib.nullcontext()
         self._values: OrderedDict[Hashable, V] = OrderedDict()
         self._lock = threading.Lock()  # guards the dict only, never held while computing
 

@@ -2,87 +2,98 @@
 
 Fragment routes render the very partials the page includes and answer with HX-Replace-Url
 set to the full page URL, so reload, back and a copied link always give the whole page.
+Each builds its own context (app/views/station.py) and renders through the app's one
+pipeline (app/rendering/pipeline.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from app.rendering.pipeline import RenderedPage, Renderer
+from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.state.interventions import apply_intervention
 from app.state.query import Prediction, StationState, parse_state
+from app.views.station import live_view, slice_fragment, station_view, sweep_fragment
 
 router = APIRouter(include_in_schema=False)
+# Fragments answer differently as these request headers say (the seed field, the step-through).
+FRAGMENT_VARY = ("Vary", "HX-Request, HX-Trigger")
 
 
-def _state(request: Request) -> StationState:
-    return parse_state(request.query_params.multi_items())
-
-
-def _status(state: StationState) -> int:
+def status(state: StationState) -> int:
     # A value the station could not use is the client's error, shown in place: 422.
     return 422 if state.problems else 200
 
 
-def _render(
-    request: Request, template: str, include_seed: bool = False, *, fragment: bool = True
-) -> RenderedPage:
-    state = _state(request)
-    renderer: Renderer = request.app.state.render
-    made = renderer.render(template, state, include_seed)
+def respond(request: Request, page: Page, variant: object = None) -> Response:
+    """Render ``page`` for the station state in the request's query."""
+    state = parse_state(request.query_params.multi_items())
+    pipeline: Pipeline = request.app.state.pipeline
+    return pipeline.respond(page, state, variant)
 
-    def context() -> dict[str, Any]:
-        view = renderer.view(template, state)
-        return {"request": request, "view": view, "include_seed": include_seed}
 
-    response = RenderedPage(made.body, template, context, status_code=_status(state))
-    if fragment:  # reload, back and a copied link must give the whole page
-        response.headers["HX-Replace-Url"] = made.page_url
-    return response
+def _station(env: Env, state: StationState, _: object) -> Context:
+    view = station_view(state, env.settings, env.witness)
+    return Context({"view": view, "include_seed": False}, status(state))
+
+
+def _evidence(env: Env, state: StationState, include_seed: bool) -> Context:
+    view = live_view(state, env.settings, env.witness)
+    headers = (("HX-Replace-Url", view.links.page), FRAGMENT_VARY)
+    return Context({"view": view, "include_seed": include_seed}, status(state), headers)
+
+
+def _sweep(env: Env, state: StationState, _: object) -> Context:
+    view = sweep_fragment(state, env.witness)
+    return Context({"view": view}, status(state), (("HX-Replace-Url", state.url()),))
+
+
+def _slice(env: Env, state: StationState, _: object) -> Context:
+    view = slice_fragment(state, env.witness)
+    return Context({"view": view}, status(state), (("HX-Replace-Url", state.url()),))
+
+
+STATION = Page("station.html", _station)
+EVIDENCE = Page("fragments_evidence.html", _evidence)
+SWEEP = Page("partials/_sweep.html", _sweep)
+SLICE = Page("fragments_slice.html", _slice)
 
 
 @router.get("/")
 @router.get("/station")
 def station(request: Request) -> Response:
-    return _render(request, "station.html", fragment=False)
+    return respond(request, STATION)
 
 
 @router.get("/station/evidence")
 def evidence(request: Request) -> Response:
-    response = _render(request, "fragments_evidence.html", _swap_seed(request))
-    response.headers["Vary"] = "HX-Request, HX-Trigger"
-    return response
+    # The seed field (and its "Next request" link) is refreshed with every fragment, except
+    # when the learner is typing in it: replacing a focused field would lose their place.
+    return respond(request, EVIDENCE, request.headers.get("hx-trigger") != "in-seed")
 
 
 @router.get("/station/sweep")
 def sweep(request: Request) -> Response:
     """The draft-length sweep on its own, fetched after the evidence has settled."""
-    return _render(request, "partials/_sweep.html")
+    return respond(request, SWEEP)
 
 
 @router.get("/station/slice")
 def evaluation_slice(request: Request) -> Response:
     """The evaluation slice on its own (the page URL it answers for has slice=1)."""
-    return _render(request, "fragments_slice.html")
-
-
-def _swap_seed(request: Request) -> bool:
-    # The seed field (and its "Next request" link) is refreshed with every fragment, except
-    # when the learner is typing in it: replacing a focused field would lose their place.
-    return request.headers.get("hx-trigger") != "in-seed"
+    return respond(request, SLICE)
 
 
 @router.get("/station/predict")
 def predict(request: Request) -> Response:
     """Record the prediction: snapshot the instrument, apply the intervention, show evidence."""
-    state = _state(request)
+    state = parse_state(request.query_params.multi_items())
     if state.prediction is None or state.problems:
         # Nothing usable chosen: back to the prediction step with the problems shown there.
-        return station(request)
+        return respond(request, STATION)
     before = state.settings
     after = apply_intervention(before, state.prediction.intervention)
     recorded = replace(

@@ -18,6 +18,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from app.contract.checkpoint import checkpoint_entry
 from app.contract.manifest import manifest
 from app.contract.route import STATIONS
+from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.routes.api_models import CheckpointEntry, CheckpointProblems, Manifest
 from app.state.query import parse_state
 from witness import Settings
@@ -74,26 +75,32 @@ def api_checkpoint(request: Request) -> dict[str, Any] | Response:
             for p in state.problems
         ]
         return JSONResponse({"detail": detail}, status_code=422)
-    return checkpoint_entry(state)
+    return checkpoint_entry(state, request.app.state.witness)
 
 
-@router.get("/serving", include_in_schema=False)
-def serving_stand_in(request: Request) -> Response:
+def _serving(env: Env, _: object, __: object) -> Context:
     fields = [
         {"name": n, "label": Settings.model_fields[n].title, **field_bounds(n)}
         for n in ("ttft_ms", "tpot_ms", "tokens", "prompt")
     ]
-    templates = request.app.state.templates
-    response: Response = templates.TemplateResponse(
-        request, "serving.html", {"fields": fields, "defaults": Settings()}
-    )
-    return response
+    return Context({"fields": fields, "defaults": Settings()})
+
+
+def _route(env: Env, _: object, __: object) -> Context:
+    return Context({"stations": list(enumerate(STATIONS, start=1))})
+
+
+SERVING = Page("serving.html", _serving)
+ROUTE = Page("route.html", _route)
+
+
+@router.get("/serving", include_in_schema=False)
+def serving_stand_in(request: Request) -> Response:
+    pipeline: Pipeline = request.app.state.pipeline
+    return pipeline.respond(SERVING)
 
 
 @router.get("/route", include_in_schema=False)
 def route_view(request: Request) -> Response:
-    templates = request.app.state.templates
-    response: Response = templates.TemplateResponse(
-        request, "route.html", {"stations": list(enumerate(STATIONS, start=1))}
-    )
-    return response
+    pipeline: Pipeline = request.app.state.pipeline
+    return pipeline.respond(ROUTE)

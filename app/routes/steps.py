@@ -12,27 +12,21 @@ A value the station cannot use answers 422 with the message in place, never a 50
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from fastapi.templating import Jinja2Templates
 
-from app.rendering.memo import Memo
-from app.rendering.pipeline import Encoded, RenderedPage, encode
-from app.state.query import FieldProblem, StationState, parse_state
-from app.views.station import cached_trace
+from app.rendering.pipeline import Context, Env, Page
+from app.routes.pages import FRAGMENT_VARY, respond
+from app.services import Witness
+from app.state.query import FieldProblem, StationState
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from witness import RequestTrace, Settings
 
 router = APIRouter(include_in_schema=False)
 
-TEMPLATE = "partials/_stepthrough.html"
 ROOT_ID = "stepthrough"  # HX-Trigger of the step-through's own silent refresh
-RENDER_CACHE = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,59 +41,29 @@ class StepContext:
     problems: tuple[FieldProblem, ...]
 
 
-def step_context(state: StationState, live: bool = True) -> StepContext:
+def step_context(state: StationState, witness: Witness, live: bool = True) -> StepContext:
     """``live`` False: the silent refresh after a slider move (no narration, no complaint
     that the sub-step is past a block that has just become shorter)."""
-    trace = cached_trace(state.settings)
+    trace = witness.trace(state.settings)
     view = stepthrough_view(
         state, trace, selected_block(state, trace), all_problems=True, clamp_quietly=not live
     )
     return StepContext(state, state.settings, trace, view, view.narration, state.problems)
 
 
-@dataclass(frozen=True, slots=True)
-class RenderedStep:
-    body: Encoded
-    page_url: str
-    has_problems: bool
+def _step(env: Env, state: StationState, live: bool) -> Context:
+    view = step_context(state, env.witness, live)
+    st = view.stepthrough
+    # A silent refresh follows the address bar, it never sets it: the evidence answer that
+    # asked for it has set it already, and a later one may have moved it on since.
+    headers = (("HX-Replace-Url", st.page_url if live else "false"), FRAGMENT_VARY)
+    variables = {"view": view, "st_fragment": True, "st_live": live}
+    return Context(variables, 422 if st.problems else 200, headers)
 
 
-StepRenderer = Callable[[StationState, bool], RenderedStep]
-
-
-def make_step_renderer(templates: Jinja2Templates, gate: threading.Lock) -> StepRenderer:
-    """Like app.rendering.pipeline's page renderer: one render per distinct (state, live) pair, and
-    the cache keeps the text, not the context (it is rebuilt for a test client only)."""
-
-    def render(state: StationState, live: bool) -> RenderedStep:
-        context = step_context(state, live)
-        body = templates.get_template(TEMPLATE).render(view=context, st_fragment=True, st_live=live)
-        st = context.stepthrough
-        return RenderedStep(encode(body), st.page_url, bool(st.problems))
-
-    return Memo(render, RENDER_CACHE, gate)
-
-
-def _renderer(request: Request) -> StepRenderer:
-    render: StepRenderer = request.app.state.step_render  # made by create_app, one per app
-    return render
+STEP = Page("partials/_stepthrough.html", _step)
 
 
 @router.get("/station/step")
 def step(request: Request) -> Response:
-    state = parse_state(request.query_params.multi_items())
-    live = request.headers.get("hx-trigger") != ROOT_ID
-    made = _renderer(request)(state, live)
-
-    def context() -> dict[str, Any]:
-        view = step_context(state, live)
-        return {"request": request, "view": view, "st_fragment": True, "st_live": live}
-
-    response = RenderedPage(
-        made.body, TEMPLATE, context, status_code=422 if made.has_problems else 200
-    )
-    # A silent refresh follows the address bar, it never sets it: the evidence answer that
-    # asked for it has set it already, and a later one may have moved it on since.
-    response.headers["HX-Replace-Url"] = made.page_url if live else "false"
-    response.headers["Vary"] = "HX-Request, HX-Trigger"
-    return response
+    return respond(request, STEP, request.headers.get("hx-trigger") != ROOT_ID)

@@ -4,7 +4,7 @@ Both are server-rendered and work without JavaScript. The study view shows the w
 card and checks the design exercise in place (a GET form: the answers live in the URL); the
 checklist and the learner's own writing are kept in the browser by static/js/study.js under
 the study key of docs/route-memory.md. The worksheet takes the station's own query and prints
-the numbers `station_view` computed for it, never recomputing them.
+the numbers `live_view` computes for it, never recomputing them.
 """
 
 from __future__ import annotations
@@ -14,15 +14,35 @@ from dataclasses import dataclass
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.state.query import parse_state
+from app.rendering.pipeline import Context, Env, Page, Pipeline
+from app.routes.pages import respond, status
+from app.state.query import StationState
 from app.study import card as study
 from app.study import design_outline
 from app.views import fmt
-from app.views.station import StationView, station_view
+from app.views.station import LiveView, live_view
 
 router = APIRouter(include_in_schema=False)
 
 DESIGN_PARAMS = tuple(f.key for f in design_outline.FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class StudyAnswers:
+    """The design exercise's answers in the query, and whether any was submitted."""
+
+    answers: tuple[tuple[str, str], ...]
+    submitted: bool
+
+
+def _study(env: Env, key: StudyAnswers, _: object) -> Context:
+    answers = dict(key.answers)
+    feedback = design_outline.design_outline_feedback(**answers) if key.submitted else None
+    variables = {"card": study, "design": design_outline, "answers": answers}
+    return Context(variables | {"feedback": feedback})
+
+
+STUDY = Page("study.html", _study)
 
 
 @router.get("/study")
@@ -30,16 +50,12 @@ def study_view(request: Request) -> Response:
     """The study card; `draft_strategy`, `verification`, `acceptance_rate` and
     `failure_mode` (any of them) submit the design exercise and show its feedback."""
     params = dict(request.query_params.multi_items())  # the last of a repeated key wins
-    answers = {k: params.get(k, "") for k in DESIGN_PARAMS}
-    submitted = any(k in params for k in DESIGN_PARAMS)
-    feedback = design_outline.design_outline_feedback(**answers) if submitted else None
-    templates = request.app.state.templates
-    response: Response = templates.TemplateResponse(
-        request,
-        "study.html",
-        {"card": study, "design": design_outline, "answers": answers, "feedback": feedback},
+    key = StudyAnswers(
+        tuple((k, params.get(k, "")) for k in DESIGN_PARAMS),
+        any(k in params for k in DESIGN_PARAMS),
     )
-    return response
+    pipeline: Pipeline = request.app.state.pipeline
+    return pipeline.respond(STUDY, key)
 
 
 # --------------------------------------------------------------------------- worksheet
@@ -70,19 +86,15 @@ GATE_QUESTIONS = (
 )
 
 
-def _on(x: bool) -> str:
-    return "on" if x else "off"
-
-
-def settings_rows(view: StationView) -> tuple[Row, ...]:
+def settings_rows(view: LiveView) -> tuple[Row, ...]:
     s = view.settings
     return (
         Row("Draft-target match", fmt.setting(s.match)),
         Row("Draft length k", str(s.k)),
         Row("Draft cost c", fmt.setting(s.draft_cost)),
-        Row("Target verify", _on(s.verify)),
-        Row("Sampling repair", _on(s.repair)),
-        Row("Greedy (temperature 0)", _on(s.greedy)),
+        Row("Target verify", fmt.on_off(s.verify)),
+        Row("Sampling repair", fmt.on_off(s.repair)),
+        Row("Greedy (temperature 0)", fmt.on_off(s.greedy)),
         Row("Request seed", str(s.seed)),
         Row(
             "Workload",
@@ -92,7 +104,7 @@ def settings_rows(view: StationView) -> tuple[Row, ...]:
     )
 
 
-def evidence_rows(view: StationView) -> tuple[Row, ...]:
+def evidence_rows(view: LiveView) -> tuple[Row, ...]:
     """The evidence panel's own figures and sentences; empty while no prediction is recorded."""
     e = view.evidence
     if e is None:
@@ -105,7 +117,7 @@ def evidence_rows(view: StationView) -> tuple[Row, ...]:
     return tuple(rows)
 
 
-def prediction_text(view: StationView) -> str:
+def prediction_text(view: LiveView) -> str:
     if view.state.prediction is None:
         return "None recorded."
     if view.verdict is not None:
@@ -113,25 +125,26 @@ def prediction_text(view: StationView) -> str:
     return view.prediction.summary
 
 
+def _worksheet(env: Env, state: StationState, _: object) -> Context:
+    # The worksheet prints the live view's numbers; it draws neither the sweep nor the slice.
+    view = live_view(state, env.settings, env.witness)
+    variables = {
+        "view": view,
+        "prediction": prediction_text(view),
+        "settings_rows": settings_rows(view),
+        "evidence_rows": evidence_rows(view),
+        "prediction_question": PREDICTION_QUESTION,
+        "review_prompt": study.REVIEW_PROMPT,
+        "gate_questions": GATE_QUESTIONS,
+        "station_link": view.links.page,
+    }
+    return Context(variables, status(state))
+
+
+WORKSHEET = Page("worksheet.html", _worksheet)
+
+
 @router.get("/station/worksheet")
 def worksheet(request: Request) -> Response:
     """A printable one-page worksheet of the station state in the query."""
-    state = parse_state(request.query_params.multi_items())
-    view = station_view(state, request.app.state.settings)
-    templates = request.app.state.templates
-    response: Response = templates.TemplateResponse(
-        request,
-        "worksheet.html",
-        {
-            "view": view,
-            "prediction": prediction_text(view),
-            "settings_rows": settings_rows(view),
-            "evidence_rows": evidence_rows(view),
-            "prediction_question": PREDICTION_QUESTION,
-            "review_prompt": study.REVIEW_PROMPT,
-            "gate_questions": GATE_QUESTIONS,
-            "station_link": view.links.page,
-        },
-        status_code=422 if state.problems else 200,
-    )
-    return response
+    return respond(request, WORKSHEET)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-STUDY_KEY = "tsl.study.speculative-decoding"
-"""The localStorage key of the study memory (docs/route-memory.md, "The study key")."""
+# The study memory's localStorage key (docs/route-memory.md, "The study key").
+from app.contract.route import STUDY_KEY as STUDY_KEY
 
 TITLE = "Speculative Decoding"
 TRACK = "Inference & Serving · core"

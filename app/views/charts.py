@@ -115,7 +115,10 @@ class Gauge:
     """u against the acceptance threshold min(1, p/q) on a 0..1 line."""
 
     width: int
+    height: int
     left: float
+    accept_label_x: float  # the zones' words sit just inside the line's ends
+    reject_label_x: float
     accept_width: float
     threshold_x: float
     reject_width: float
@@ -126,7 +129,7 @@ class Gauge:
     summary: str
 
 
-GAUGE_LEFT, GAUGE_RIGHT = 20.0, 620.0
+GAUGE_LEFT, GAUGE_RIGHT, GAUGE_HEIGHT = 20.0, 620.0, 64
 
 
 def gauge(step: DraftStep) -> Gauge:
@@ -138,7 +141,10 @@ def gauge(step: DraftStep) -> Gauge:
     threshold_x = round(GAUGE_LEFT + span * threshold, 2)
     return Gauge(
         width=WIDTH,
+        height=GAUGE_HEIGHT,
         left=GAUGE_LEFT,
+        accept_label_x=GAUGE_LEFT + 4,
+        reject_label_x=GAUGE_RIGHT - 4,
         accept_width=round(threshold_x - GAUGE_LEFT, 2),
         threshold_x=threshold_x,
         reject_width=round(GAUGE_RIGHT - threshold_x, 2),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.state.query import FieldProblem, number_text
+from app.views import fmt
 from witness import Settings
 from witness.settings import field_bounds
 
@@ -45,7 +46,7 @@ def control(name: str, s: Settings, problems: tuple[FieldProblem, ...]) -> Contr
     bounds = field_bounds(name)
     value = getattr(s, name)
     if bounds["kind"] == "bool":
-        text = "on" if value else "off"
+        text = fmt.on_off(value)
     elif bounds["kind"] == "str":
         text = value
     else:

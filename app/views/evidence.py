@@ -71,6 +71,10 @@ class Figure:
     note: str = ""
 
 
+# The marks' legend: a sample word of each kind, in the order of KIND_MARK.
+LEGEND = tuple(TokenView("word", k, m, KIND_LABEL[k]) for k, m in KIND_MARK.items())
+
+
 @dataclass(frozen=True, slots=True)
 class EvidenceView:
     blocks: tuple[BlockChip, ...]
@@ -81,6 +85,7 @@ class EvidenceView:
     exact_check: str
     sampled_check: str
     keeps_target: bool
+    legend: tuple[TokenView, ...] = LEGEND
 
 
 def block_tokens(block: BlockTrace) -> tuple[TokenView, ...]:

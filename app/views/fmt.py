@@ -34,3 +34,8 @@ def ms(x: float) -> str:
 
 def setting(x: float) -> str:
     return f"{x:.2f}"
+
+
+def on_off(x: bool) -> str:
+    """A switch as the instrument labels it."""
+    return "on" if x else "off"

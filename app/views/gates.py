@@ -109,9 +109,9 @@ def describe_change(base: Settings, now: Settings) -> str:
         at = f"at match {now.match:.2f}" if f != "match" else f"at k = {now.k}"
         return f"{verb} from {_v(before)} to {_v(after)} {at}"
     if changed == ["verify"]:
-        return "Switching target verification " + ("on" if now.verify else "off")
+        return "Switching target verification " + fmt.on_off(now.verify)
     if changed == ["repair"]:
-        return "Switching sampling repair " + ("on" if now.repair else "off")
+        return "Switching sampling repair " + fmt.on_off(now.repair)
     parts = [
         f"{f.replace('_', ' ')} {_v(getattr(base, f))} → {_v(getattr(now, f))}" for f in changed
     ]
@@ -120,9 +120,9 @@ def describe_change(base: Settings, now: Settings) -> str:
 
 def _v(x: object) -> str:
     if isinstance(x, bool):
-        return "on" if x else "off"
+        return fmt.on_off(x)
     if isinstance(x, float):
-        return f"{x:.2f}"
+        return fmt.setting(x)
     return str(x)
 
 

@@ -9,14 +9,12 @@ fail on correctness in the same row.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from app.views import fmt
 from witness import Settings
-from witness.evaluation import EvaluationSlice, ModeCheck, evaluate
-from witness.request import mode_of
+from witness.evaluation import EvaluationSlice, ModeCheck
+from witness.modes import mode_of
 
-SLICE_BLOCKS = 100_000
 TITLES = {
     "lossless": "Verify and repair (lossless)",
     "no_repair": "Repair off (the unsafe shortcut)",
@@ -24,13 +22,6 @@ TITLES = {
 }
 H_WIDTH, H_HEIGHT, H_TOP, H_BOTTOM = 320, 150, 10.0, 110.0
 
-
-@lru_cache(maxsize=64)
-def cached_slice(settings: Settings) -> EvaluationSlice:
-    key = settings.model_copy(
-        update={"verify": True, "repair": True, "tpot_ms": 30.0, "ttft_ms": 0.0}
-    )
-    return evaluate(key, blocks=SLICE_BLOCKS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +64,7 @@ class SliceView:
     greedy_note: str
 
 
-def slice_view(settings: Settings) -> SliceView:
-    ev = cached_slice(settings)
+def slice_view(ev: EvaluationSlice, settings: Settings) -> SliceView:
     current = mode_of(settings.verify, settings.repair)
     rows = tuple(_row(m, m.mode == current) for m in ev.modes)
     by = {m.mode: m for m in ev.modes}
@@ -101,7 +91,7 @@ def slice_view(settings: Settings) -> SliceView:
             "appears as often as p says. Greedy decoding (temperature 0) is the case that is "
             "identical token for token."
         )
-    return SliceView(f"{SLICE_BLOCKS:,}", f"{ev.alpha:.3f}", rows, summary, greedy_note)
+    return SliceView(f"{ev.modes[0].blocks:,}", f"{ev.alpha:.3f}", rows, summary, greedy_note)
 
 
 def _verdict(m: ModeCheck) -> str:

@@ -1,58 +1,37 @@
-"""The whole station's context: one object the page template and every fragment read from."""
+"""The station's contexts: one view model per thing the routes render.
+
+Each fragment computes what its partials show and nothing else:
+
+- `live_view`: the evidence fragment, whose out-of-band parts are every other part of the
+  page that shows the state (object, invariant, carry-in, classroom, Next panel); the sweep
+  and the slice are placeholders there that fetch themselves once the evidence has settled;
+- `station_view`: the whole page, which is the live view plus the prediction form, the
+  step-through and (once a prediction is recorded) the sweep and the slice drawn inline;
+- `sweep_fragment` and `slice_fragment`: the sweep and the slice alone.
+
+Every builder is pure: the state and the app's `Witness` in, a frozen view model out.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from app.config import AppSettings
 from app.contract.route import Intervention
-from app.state.query import (
-    INTERVENTION_LABELS,
-    PREDICTION_FIELDS,
-    FieldProblem,
-    StationState,
-)
+from app.services import SLICE_BLOCKS, Witness
+from app.state.query import INTERVENTION_LABELS, PREDICTION_FIELDS, FieldProblem, StationState
 from app.views.carry import CarryRow, carry_rows
 from app.views.classroom import ClassroomView, classroom_view
 from app.views.controls import ControlsView, controls_view
-from app.views.evidence import EvidenceView, default_block, evidence_view
+from app.views.evidence import EvidenceView, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
 from app.views.slice import SliceView, slice_view
-from app.views.stepthrough import StepThroughView, stepthrough_view
+from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from app.views.sweep_chart import SweepChart, sweep_chart
-from witness import RequestTrace, Settings, serve_request
-from witness.evaluation import FirstTokenCheck, first_token_check
-from witness.request import Mode, mode_of
+from witness import RequestTrace, Settings
 from witness.settings import SEED_MAX
 
-# The live evidence samples a quick slice of the current mode; the full three-mode slice
-# (100 000 blocks each) is the Next panel's job. 10 000 blocks keep a slider move in budget.
-QUICK_SLICE_BLOCKS = 10_000
-
-
-@lru_cache(maxsize=256)
-def cached_trace(settings: Settings) -> RequestTrace:
-    """Settings are frozen and hashable; dragging back over a value costs nothing."""
-    return serve_request(settings)
-
-
-@lru_cache(maxsize=256)
-def quick_check(settings: Settings) -> FirstTokenCheck:
-    # Only what the slice depends on is kept, so a change of cost or TPOT is a cache hit.
-    key = Settings(
-        match=settings.match,
-        k=settings.k,
-        seed=settings.seed,
-        greedy=settings.greedy,
-        prompt=settings.prompt,
-    )
-    return _quick(key, mode_of(settings.verify, settings.repair))
-
-
-@lru_cache(maxsize=256)
-def _quick(key: Settings, mode: Mode) -> FirstTokenCheck:
-    return first_token_check(key, mode, QUICK_SLICE_BLOCKS)
+SLICE_NOTE = f"{SLICE_BLOCKS:,}".replace(",", " ") + " seeded blocks per mode"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +52,17 @@ class Links:
 
 
 @dataclass(frozen=True, slots=True)
+class SweepLinks:
+    sweep: str  # "" where there is nothing to fetch (no prediction recorded yet)
+
+
+@dataclass(frozen=True, slots=True)
+class SliceLinks:
+    slice_page: str
+    slice_fragment: str
+
+
+@dataclass(frozen=True, slots=True)
 class PredictionView:
     options: tuple[tuple[str, str], ...]
     chosen: str
@@ -80,7 +70,9 @@ class PredictionView:
 
 
 @dataclass(frozen=True, slots=True)
-class StationView:
+class LiveView:
+    """What the evidence fragment shows: the evidence and every part that follows the state."""
+
     state: StationState
     settings: Settings
     links: Links
@@ -94,24 +86,47 @@ class StationView:
     trace: RequestTrace
     # State each form does not edit itself, carried as hidden fields so nothing is lost.
     carry_instrument: dict[str, str]
-    carry_prediction: dict[str, str]
     carry: tuple[CarryRow, ...]
     classroom: ClassroomView
+    sweep: SweepChart | None  # None: a placeholder that fetches the sweep
+    slice: SliceView | None  # None: a placeholder (or the button that runs the slice)
+    slice_note: str
+
+    @property
+    def revealed(self) -> bool:
+        return self.evidence is not None
+
+
+@dataclass(frozen=True, slots=True)
+class StationView(LiveView):
+    """The whole page: the live view, the prediction form and the step-through."""
+
+    carry_prediction: dict[str, str]
     stepthrough: StepThroughView
-    sweep: SweepChart | None  # drawn on the full page once the evidence is open
-    slice: SliceView | None  # the evaluation slice, when asked for (?slice=1)
 
 
-def station_view(state: StationState, app: AppSettings, *, with_sweep: bool = True) -> StationView:
+@dataclass(frozen=True, slots=True)
+class SweepFragment:
+    sweep: SweepChart | None
+    links: SweepLinks
+
+
+@dataclass(frozen=True, slots=True)
+class SliceFragment:
+    state: StationState
+    slice: SliceView | None
+    revealed: bool
+    links: SliceLinks
+    carry_instrument: dict[str, str]
+    slice_note: str
+
+
+def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveView:
     s = state.settings
-    trace = cached_trace(s)
-    selected = state.block if state.block is not None and state.block < len(trace.blocks) else None
-    selected = default_block(trace) if selected is None else selected
-    revealed = state.prediction is not None
-    next_seed = min(s.seed + 1, SEED_MAX)
-    next_state = replace(state, settings=s.model_copy(update={"seed": next_seed}), block=None)
+    trace = witness.trace(s)
+    selected = selected_block(state, trace)
     evidence = invariant = verdict = None
-    if revealed:
+    if state.prediction is not None:
         # One link per block: the canonical query without a block, then `block=N` (it is
         # always last), instead of re-encoding the whole state for every block.
         page, fragment = state.url(block=None), state.url("/station/evidence", block=None)
@@ -119,46 +134,102 @@ def station_view(state: StationState, app: AppSettings, *, with_sweep: bool = Tr
         hrefs = tuple(
             (f"{page}{sep}block={b.index}", f"{fragment}{sep}block={b.index}") for b in trace.blocks
         )
-        evidence = evidence_view(trace, s, selected, quick_check(s), hrefs)
+        evidence = evidence_view(trace, s, selected, witness.quick_check(s), hrefs)
         invariant = invariant_view(trace, s)
-        assert state.prediction is not None
-        before = cached_trace(state.prediction.base)
-        verdict = verdict_view(state.prediction, before, trace, s)
-    return StationView(
+        verdict = verdict_view(state.prediction, witness.trace(state.prediction.base), trace, s)
+    return LiveView(
         state=state,
         settings=s,
-        links=Links(
-            page=state.url(),
-            serving=app.serving_url or "/serving",
-            cockpit=app.cockpit_url or "/route",
-            next_station=app.next_station_url,
-            predict="/station/predict",
-            clear_prediction=state.url(prediction=None),
-            next_request=next_state.url(),
-            next_request_fragment=next_state.url("/station/evidence"),
-            # The API takes the settings alone, not the view's state.
-            evaluation=StationState(s, None, None).url("/api/evaluation"),
-            worksheet=state.url("/station/worksheet"),
-            sweep=state.url("/station/sweep"),
-            slice_page=state.url(options=replace(state.options, slice=True)),
-            slice_fragment=state.url("/station/slice", options=replace(state.options, slice=True)),
-        ),
+        links=links_view(state, app),
         controls=controls_view(s, state.problems),
         prediction=_prediction_view(state),
         evidence=evidence,
         invariant=invariant,
         verdict=verdict,
-        narration=narration(trace.blocks[selected], s) if revealed else "",
+        narration=narration(trace.blocks[selected], s) if evidence is not None else "",
         problems=state.problems,
         trace=trace,
-        carry_instrument=_without(state.query(), (*Settings.model_fields, "block")),
-        carry_prediction=_without(state.query(), (*PREDICTION_FIELDS, "block")),
+        carry_instrument=_carry_instrument(state),
         carry=carry_rows(state),
         classroom=classroom_view(state),
-        stepthrough=stepthrough_view(state, trace, selected),
-        sweep=sweep_chart(s) if revealed and with_sweep else None,
-        slice=slice_view(s) if revealed and with_sweep and state.options.slice else None,
+        sweep=None,
+        slice=None,
+        slice_note=SLICE_NOTE,
     )
+
+
+def station_view(state: StationState, app: AppSettings, witness: Witness) -> StationView:
+    live = live_view(state, app, witness)
+    s = state.settings
+    parts = {name: getattr(live, name) for name in LiveView.__dataclass_fields__}
+    if live.revealed:  # drawn inline on a whole page; the fragments fetch them afterwards
+        parts |= {"sweep": sweep_chart(witness.sweep(s), s), "slice": _slice(state, witness)}
+    return StationView(
+        **parts,
+        carry_prediction=_without(state.query(), (*PREDICTION_FIELDS, "block")),
+        stepthrough=stepthrough_view(state, live.trace, selected_block(state, live.trace)),
+    )
+
+
+def sweep_fragment(state: StationState, witness: Witness) -> SweepFragment:
+    """The draft-length sweep alone; it is evidence, so it stays behind the prediction too."""
+    if state.prediction is None:
+        return SweepFragment(None, SweepLinks(""))
+    s = state.settings
+    return SweepFragment(sweep_chart(witness.sweep(s), s), SweepLinks(state.url("/station/sweep")))
+
+
+def slice_fragment(state: StationState, witness: Witness) -> SliceFragment:
+    """The evaluation slice alone, with the instrument's carried state (which says slice=1)."""
+    return SliceFragment(
+        state=state,
+        slice=_slice(state, witness) if state.prediction is not None else None,
+        revealed=state.prediction is not None,
+        links=_slice_links(state),
+        carry_instrument=_carry_instrument(state),
+        slice_note=SLICE_NOTE,
+    )
+
+
+def links_view(state: StationState, app: AppSettings) -> Links:
+    s = state.settings
+    next_seed = min(s.seed + 1, SEED_MAX)
+    next_state = replace(state, settings=s.model_copy(update={"seed": next_seed}), block=None)
+    asked = _slice_links(state)
+    return Links(
+        page=state.url(),
+        serving=app.serving_url or "/serving",
+        cockpit=app.cockpit_url or "/route",
+        next_station=app.next_station_url,
+        predict="/station/predict",
+        clear_prediction=state.url(prediction=None),
+        next_request=next_state.url(),
+        next_request_fragment=next_state.url("/station/evidence"),
+        # The API takes the settings alone, not the view's state.
+        evaluation=StationState(s, None, None).url("/api/evaluation"),
+        worksheet=state.url("/station/worksheet"),
+        sweep=state.url("/station/sweep"),
+        slice_page=asked.slice_page,
+        slice_fragment=asked.slice_fragment,
+    )
+
+
+def _slice_links(state: StationState) -> SliceLinks:
+    asked = replace(state.options, slice=True)
+    return SliceLinks(
+        state.url(options=asked), state.url("/station/slice", options=asked)
+    )
+
+
+def _slice(state: StationState, witness: Witness) -> SliceView | None:
+    """The slice runs only when the learner asked for it (?slice=1)."""
+    if not state.options.slice:
+        return None
+    return slice_view(witness.slice(state.settings), state.settings)
+
+
+def _carry_instrument(state: StationState) -> dict[str, str]:
+    return _without(state.query(), (*Settings.model_fields, "block"))
 
 
 def _without(query: dict[str, str], names: tuple[str, ...]) -> dict[str, str]:

@@ -8,20 +8,16 @@ k pays at all when α ≤ c) is shaded with a pattern and labelled in words.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from app.views import fmt
 from witness import Settings
-from witness.sweep import KSweep, sweep_k
+from witness.settings import field_bounds
+from witness.sweep import KSweep
 
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 52.0, 620.0, 24.0, 236.0
+K_MAX = int(field_bounds("k")["max"])  # the x axis spans every k the slider offers
 
-
-@lru_cache(maxsize=128)
-def cached_sweep(settings: Settings) -> KSweep:
-    """The sweep does not depend on the instrument's k: one entry serves every k."""
-    return sweep_k(settings.model_copy(update={"k": 1}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +63,13 @@ class SweepChart:
     rows: tuple[tuple[str, str, str], ...]  # (k, measured, expected) for the table
 
 
-def sweep_chart(settings: Settings) -> SweepChart:
-    sweep = cached_sweep(settings)
+def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
     values = [p.speedup_expected for p in sweep.points]
     values += [p.speedup_measured for p in sweep.points if p.speedup_measured is not None]
     top = max(1.5, max(values) * 1.1)
 
     def x(k: int) -> float:
-        return round(LEFT + (RIGHT - LEFT) * (k - 1) / 15, 2)
+        return round(LEFT + (RIGHT - LEFT) * (k - 1) / (K_MAX - 1), 2)
 
     def y(v: float) -> float:
         return round(BOTTOM - (BOTTOM - TOP) * min(v, top) / top, 2)
@@ -122,7 +117,7 @@ def sweep_chart(settings: Settings) -> SweepChart:
         measured_path=_path(measured),
         expected=expected,
         expected_path=_path(expected),
-        x_ticks=tuple(Point(x(k), BOTTOM + 16.0, k, str(k)) for k in range(1, 17)),
+        x_ticks=tuple(Point(x(k), BOTTOM + 16.0, k, str(k)) for k in range(1, K_MAX + 1)),
         y_ticks=y_ticks,
         optimum_x=x(best),
         optimum_label=f"optimum k = {best}",

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from app.state.presets import BY_ID, PRESETS
 from app.views.station import StationView
 from tests.app.forms import find
+from tests.app.views import WITNESS, view_of
 from witness import Settings, optimal_k, serve_request
 
 
@@ -20,7 +21,7 @@ def open_preset(client: TestClient, preset: str) -> StationView:
     (link,) = find(html, data_testid=f"preset-{preset}")
     r = client.get(link.attrs["href"])
     assert r.status_code == 200
-    view: StationView = r.context["view"]  # type: ignore[attr-defined]
+    view: StationView = view_of(r)
     return view
 
 
@@ -69,28 +70,22 @@ def test_each_preset_evidence_matches_its_hint(client: TestClient) -> None:
 
 def test_a_moved_preset_says_so(client: TestClient) -> None:
     view = open_preset(client, "mismatched")
-    moved = client.get(view.state.url(settings=view.settings.model_copy(update={"k": 9}))).context[
-        "view"
-    ]  # type: ignore[attr-defined]
+    moved = view_of(client.get(view.state.url(settings=view.settings.model_copy(update={"k": 9}))))
     assert moved.classroom.current.modified is True
 
 
 def test_the_sweep_marks_the_optimum_of_the_formula(client: TestClient) -> None:
-    view: StationView = client.get("/station?pred=skip&draft_cost=0.05&match=0.7").context["view"]  # type: ignore[attr-defined]
+    view: StationView = view_of(client.get("/station?pred=skip&draft_cost=0.05&match=0.7"))
     chart = view.sweep
     assert chart is not None
     alpha = float(re.search(r"α = (\d\.\d\d)", chart.summary).group(1))  # type: ignore[union-attr]
     opt = int(chart.optimum_label.rsplit(" ", 1)[1])
-    from app.views.sweep_chart import cached_sweep
-
-    sweep = cached_sweep(view.settings)
+    sweep = WITNESS.sweep(view.settings)
     assert opt == sweep.optimal_k == optimal_k(sweep.alpha, 0.05, 16)
     assert abs(sweep.alpha - alpha) < 0.005
     assert chart.optimum_x == chart.expected[opt - 1].x
     # The sweep does not depend on the instrument's k, only marks it.
-    other: StationView = client.get("/station?pred=skip&draft_cost=0.05&match=0.7&k=12").context[
-        "view"
-    ]  # type: ignore[attr-defined]
+    other: StationView = view_of(client.get("/station?pred=skip&draft_cost=0.05&match=0.7&k=12"))
     assert other.sweep.optimum_x == chart.optimum_x  # type: ignore[union-attr]
     assert other.sweep.current_x != chart.current_x  # type: ignore[union-attr]
 
@@ -98,7 +93,7 @@ def test_the_sweep_marks_the_optimum_of_the_formula(client: TestClient) -> None:
 def test_fragments_fetch_the_sweep_after_the_evidence(client: TestClient) -> None:
     frag = client.get("/station/evidence?pred=skip&match=0.7")
     assert 'id="sweep"' in frag.text and 'hx-trigger="load"' in frag.text
-    assert frag.context["view"].sweep is None  # type: ignore[attr-defined]
+    assert view_of(frag).sweep is None
     (placeholder,) = find(frag.text, id="sweep")
     sweep = client.get(placeholder.attrs["hx-get"])
     assert sweep.status_code == 200 and 'data-testid="chart-sweep"' in sweep.text
@@ -108,7 +103,7 @@ def test_the_evaluation_slice_passes_lossless_and_fails_each_shortcut(client: Te
     html = client.get("/station?pred=skip").text
     (run,) = find(html, data_testid="run-slice")
     page = client.get(run.attrs["href"].split("#")[0])
-    view: StationView = page.context["view"]  # type: ignore[attr-defined]
+    view: StationView = view_of(page)
     assert view.slice is not None
     verdicts = {r.mode: r.verdict for r in view.slice.rows}
     assert verdicts == {"lossless": "keeps p", "no_repair": "fails p", "no_verify": "fails p"}
@@ -122,7 +117,7 @@ def test_the_evaluation_slice_passes_lossless_and_fails_each_shortcut(client: Te
 
 
 def test_the_slice_stays_behind_the_prediction(client: TestClient) -> None:
-    view: StationView = client.get("/station?slice=1").context["view"]  # type: ignore[attr-defined]
+    view: StationView = view_of(client.get("/station?slice=1"))
     assert view.slice is None
     assert "opens once a prediction is recorded" in client.get("/station?slice=1").text
 
@@ -149,8 +144,8 @@ def test_every_view_option_is_reachable_from_the_page(
 
 
 def test_the_share_link_is_the_canonical_page_url(client: TestClient) -> None:
-    view: StationView = client.get("/station?k=6&pred=skip&block=1").context["view"]  # type: ignore[attr-defined]
+    view: StationView = view_of(client.get("/station?k=6&pred=skip&block=1"))
     assert view.classroom.share_url == view.links.page
-    again: StationView = client.get(view.classroom.share_url).context["view"]  # type: ignore[attr-defined]
+    again: StationView = view_of(client.get(view.classroom.share_url))
     assert again.state == view.state
     assert again.settings == Settings(k=6)

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.views.station import StationView
 from tests.app.forms import PREDICTED, find
+from tests.app.views import view_of
 from witness import Settings
 from witness.settings import field_bounds
 
@@ -46,7 +47,7 @@ def test_the_checkpoint_for_a_state_validates_and_reproduces_it(client: TestClie
     assert entry["station"] == "speculative-decoding"
     assert cp["prediction"]["intervention"] == "lengthen_k"
     assert cp["settings"] == Settings(k=8).model_dump()
-    page: StationView = client.get(cp["url"]).context["view"]  # type: ignore[attr-defined]
+    page: StationView = view_of(client.get(cp["url"]))
     assert page.settings == Settings(k=8)
     assert cp["acceptedPrefix"]["targetPasses"] == page.trace.totals.target_passes
     assert cp["invariant"]["keepsTarget"] is True
@@ -163,13 +164,13 @@ def test_configured_urls_are_used(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_carry_in_names_the_source_of_each_workload_field(
     client: TestClient, query: str, sources: list[str]
 ) -> None:
-    view: StationView = client.get(f"/station?{query}").context["view"]  # type: ignore[attr-defined]
+    view: StationView = view_of(client.get(f"/station?{query}"))
     assert [r.field for r in view.carry] == ["prompt", "ttft_ms", "tpot_ms", "tokens"]
     assert [r.source for r in view.carry] == sources
 
 
 def test_a_carried_workload_stays_spelled_out_in_the_url(client: TestClient) -> None:
-    view: StationView = client.get("/station?from=serving&tpot_ms=30").context["view"]  # type: ignore[attr-defined]
+    view: StationView = view_of(client.get("/station?from=serving&tpot_ms=30"))
     query = view.state.query()
     assert query["tpot_ms"] == "30"  # the default value, kept because a link carried it
     assert {"ttft_ms", "tokens", "prompt"} <= set(query)

@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.config import AppSettings
 from app.main import create_app
+from tests.app.views import view_of
 
 PATHS = [
     "/",
@@ -62,7 +63,7 @@ def test_pages_are_compressed_and_keep_their_headers(client: TestClient) -> None
     assert page.headers["content-encoding"] == "gzip"
     assert page.num_bytes_downloaded * 3 < len(page.content)  # at least 3x smaller on the wire
     assert page.headers["content-security-policy"].startswith("default-src 'self'")
-    assert page.context["view"].settings.k == 4  # type: ignore[attr-defined]
+    assert view_of(page).settings.k == 4
     assert "content-encoding" not in client.get("/healthz").headers  # too small to bother
 
 

@@ -13,9 +13,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.state.query import parse_state
-from app.views.station import StationView, cached_trace, station_view
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
-from tests.app.forms import PREDICTED, find
+from tests.app.forms import find
+from tests.app.views import page_view, step_of, trace_of
 from witness import Settings
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"  # a recorded skip at the defaults: evidence open
@@ -34,20 +34,15 @@ DEFAULT_NARRATIONS = (
     "the block emits 2 tokens for one target pass.",
 )
 
-WIRED = "stepthrough" in StationView.__dataclass_fields__
-needs_wiring = pytest.mark.skipif(
-    not WIRED,
-    reason="app/views/station.py does not give StationView its `stepthrough` field yet",
-)
-
-
 def step(client: TestClient, query: str, **headers: str) -> Any:
     return client.get(f"/station/step?{query}", headers=headers)
 
 
 def st_of(response: Any) -> StepThroughView:
-    view: StepThroughView = response.context["view"].stepthrough
-    return view
+    """The view model behind a /station/step answer, built from the request that asked."""
+    request = response.request
+    live = request.headers.get("hx-trigger") != "stepthrough"
+    return step_of(str(request.url), live).stepthrough
 
 
 def narration_of(html: str) -> str:
@@ -65,26 +60,9 @@ def query_of(url: str) -> dict[str, str]:
     return dict(parse_qsl(urlsplit(url).query))
 
 
-class WithStepThrough:
-    """A StationView with the `stepthrough` field the lead wires in (for the page include)."""
-
-    def __init__(self, view: StationView) -> None:
-        self._view = view
-        trace = view.trace
-        self.stepthrough = stepthrough_view(view.state, trace, selected_block(view.state, trace))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._view, name)
-
-
 def page_with_stepthrough(client: TestClient, query: str) -> str:
-    """The full station page for ``query`` with the step-through wired, as the lead will."""
-    app: Any = client.app
-    state = parse_state(parse_qsl(query, keep_blank_values=True))
-    view = WithStepThrough(station_view(state, app.state.settings))
-    html: str = app.state.templates.get_template("station.html").render(
-        view=view, include_seed=False
-    )
+    """The full station page for ``query``, which includes the step-through."""
+    html: str = client.get(f"/station?{query}").text
     return html
 
 
@@ -95,7 +73,7 @@ def test_each_sub_step_of_the_default_block_is_narrated(client: TestClient) -> N
     for sub, sentence in enumerate(DEFAULT_NARRATIONS):
         r = step(client, f"{SKIP}&sub={sub}")
         assert r.status_code == 200
-        assert r.template.name == "partials/_stepthrough.html"
+        assert 'data-testid="st-narration"' in r.text  # the step-through partial
         st = st_of(r)
         assert st.narration == sentence
         assert narration_of(r.text) == sentence
@@ -186,7 +164,7 @@ def test_a_block_has_two_plus_checked_drafts_plus_one_sub_steps(
     client: TestClient, query: str
 ) -> None:
     state = parse_state(parse_qsl(query))
-    trace = cached_trace(state.settings)
+    trace = trace_of(state.settings)
     block = trace.blocks[selected_block(state, trace)]
     checked = sum(d.accepted is not None for d in block.drafts)
     if not state.settings.verify:
@@ -406,7 +384,7 @@ def test_every_check_narration_matches_the_witness(client: TestClient) -> None:
     """Across a longer draft, each check sentence carries the trace's own u and p/q."""
     q = f"{SKIP}&k=12&match=0.4&seed=11"
     state = parse_state(parse_qsl(q))
-    trace = cached_trace(state.settings)
+    trace = trace_of(state.settings)
     block = trace.blocks[selected_block(state, trace)]
     st = st_of(step(client, f"{q}&sub=0"))
     checks = [s for s in st.steps if s.kind == "check"]
@@ -465,21 +443,10 @@ def test_the_page_includes_the_step_through_at_the_sub_step_in_the_url(
     assert "<script" not in part
 
 
-def test_the_partial_renders_nothing_until_the_view_has_a_stepthrough(
-    client: TestClient,
-) -> None:
-    """Before the wiring, the page renders without the step-through (and without error)."""
-    r = client.get(f"/station?{PREDICTED}&sub=1")
-    assert r.status_code == 200
-    if not WIRED:
-        assert 'id="stepthrough"' not in r.text
-
-
-@needs_wiring
 def test_the_wired_page_shows_the_step_through(client: TestClient) -> None:
     r = client.get(f"/station?{SKIP}&sub=2")
     assert r.status_code == 200
-    view = r.context["view"]  # type: ignore[attr-defined]
+    view = page_view(f"/station?{SKIP}&sub=2")
     assert view.stepthrough.narration == DEFAULT_NARRATIONS[2]
     assert 'id="stepthrough"' in r.text
     assert "Step 3 of 5" in r.text
@@ -493,7 +460,7 @@ def test_the_wired_page_shows_the_step_through(client: TestClient) -> None:
 
 def test_the_view_model_is_frozen_and_formatted() -> None:
     state = parse_state(parse_qsl(f"{SKIP}&sub=1"))
-    trace = cached_trace(Settings())
+    trace = trace_of(Settings())
     st = stepthrough_view(state, trace, selected_block(state, trace))
     with pytest.raises(AttributeError):
         st.narration = "x"  # type: ignore[misc]

@@ -3,9 +3,6 @@ the live region, axe, reduced motion, no JavaScript, and a slider move while it 
 
 Every test also passes through the autouse ``monitor`` (conftest.py): no console error, no
 uncaught page error, no dialog, no request off the station's origin, no 5xx.
-
-These tests need the page to include the step-through, i.e. StationView's ``stepthrough``
-field (app/views/station.py); until that is wired they are skipped.
 """
 
 from __future__ import annotations
@@ -17,15 +14,8 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, Response, expect
 
-from app.state.query import parse_state
-from app.views.station import StationView, cached_trace
-from app.views.stepthrough import selected_block, stepthrough_view
+from tests.app.views import step_of
 from tests.browser.helpers import NARRATION, PREDICTED, axe, is_evidence
-
-pytestmark = pytest.mark.skipif(
-    "stepthrough" not in StationView.__dataclass_fields__,
-    reason="app/views/station.py does not give StationView its `stepthrough` field yet",
-)
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"  # a recorded skip at the defaults
 SKIP_URL = f"/station?{SKIP}"
@@ -33,10 +23,7 @@ SKIP_URL = f"/station?{SKIP}"
 
 def narrations(query: str) -> list[str]:
     """What the server will say at each sub-step of the state's selected block."""
-    state = parse_state(parse_qsl(query))
-    trace = cached_trace(state.settings)
-    view = stepthrough_view(state, trace, selected_block(state, trace))
-    return [s.narration for s in view.steps]
+    return [s.narration for s in step_of(query).stepthrough.steps]
 
 
 def is_step(response: Response) -> bool:

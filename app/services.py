@@ -1,0 +1,86 @@
+"""The app's witness results, kept by what each depends on: one `Witness` per app.
+
+`create_app` makes one and keeps it on ``app.state.witness``; every view and route asks it,
+so a fresh app (a test, a worker process) starts with empty caches and nothing is shared
+through module globals. Settings are frozen and hashable; each method reduces them, here and
+only here, to the fields its result depends on, so a change the result cannot see (the draft
+cost for a slice, k for the sweep) is a hit.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from app.rendering.memo import Memo
+from witness import RequestCache, RequestTrace, Settings, serve_request
+from witness.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first_token_check
+from witness.modes import Mode, mode_of
+from witness.sweep import KSweep, sweep_k
+
+# The live evidence samples a quick slice of the current mode; the full three-mode slice
+# (100 000 blocks each) is the Next panel's job. 10 000 blocks keep a slider move in budget.
+QUICK_SLICE_BLOCKS = 10_000
+SLICE_BLOCKS = 100_000
+# Entries per cache: a trace is ~50-100 KB of small objects, a slice a few KB.
+TRACES, QUICK_CHECKS, SWEEPS, SLICES = 256, 256, 128, 64
+
+
+class Witness:
+    def __init__(self, cache: RequestCache | None = None) -> None:
+        # Below the results, the witness's own per-context laws and keyed-uniform grids,
+        # shared by every request the app serves: the same contexts recur within a request,
+        # across the sixteen requests of a sweep, and when k moves at one match.
+        self.cache = cache if cache is not None else RequestCache()
+        c = self.cache
+        self._traces: Memo[RequestTrace] = Memo(partial(serve_request, cache=c), TRACES)
+        self._quick: Memo[FirstTokenCheck] = Memo(
+            partial(_first_token_check, cache=c), QUICK_CHECKS
+        )
+        self._sweeps: Memo[KSweep] = Memo(partial(sweep_k, cache=c), SWEEPS)
+        self._slices: Memo[EvaluationSlice] = Memo(partial(_evaluate, cache=c), SLICES)
+
+    def trace(self, settings: Settings) -> RequestTrace:
+        """The served request: dragging back over a value costs nothing."""
+        return self._traces(settings)
+
+    def quick_check(self, settings: Settings) -> FirstTokenCheck:
+        """The quick sampled check of the current mode: it reads the first position only, so
+        the cost, the workload's timings and the length do not change it."""
+        key = Settings(
+            match=settings.match,
+            k=settings.k,
+            seed=settings.seed,
+            greedy=settings.greedy,
+            prompt=settings.prompt,
+        )
+        return self._quick(key, mode_of(settings.verify, settings.repair))
+
+    def sweep(self, settings: Settings) -> KSweep:
+        """Speedup against k: it does not depend on the instrument's own k."""
+        return self._sweeps(settings.model_copy(update={"k": 1}))
+
+    def slice(self, settings: Settings) -> EvaluationSlice:
+        """The evaluation slice runs every mode, and its timings are not part of it."""
+        key = settings.model_copy(
+            update={"verify": True, "repair": True, "tpot_ms": 30.0, "ttft_ms": 0.0}
+        )
+        return self._slices(key)
+
+    def sizes(self) -> dict[str, int]:
+        """How many results each cache holds (for the benchmarks and the tests)."""
+        return {
+            "traces": len(self._traces),
+            "quick_checks": len(self._quick),
+            "sweeps": len(self._sweeps),
+            "slices": len(self._slices),
+            **self.cache.sizes(),
+        }
+
+
+
+def _first_token_check(key: Settings, mode: Mode, *, cache: RequestCache) -> FirstTokenCheck:
+    return first_token_check(key, mode, QUICK_SLICE_BLOCKS, cache=cache)
+
+
+def _evaluate(key: Settings, *, cache: RequestCache) -> EvaluationSlice:
+    return evaluate(key, blocks=SLICE_BLOCKS, cache=cache)

@@ -1,0 +1,45 @@
+"""The app's witness results: one cache per app, each keyed by what its result depends on."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from app.config import AppSettings
+from app.main import create_app
+from app.services import Witness
+from witness import Settings
+
+
+def test_a_fresh_app_starts_with_empty_caches() -> None:
+    first, second = create_app(settings=AppSettings()), create_app(settings=AppSettings())
+    assert first.state.witness is not second.state.witness
+    with TestClient(first) as c:
+        assert c.get("/station?pred=skip&match=0.42").status_code == 200
+    assert first.state.witness.sizes()["traces"] >= 1
+    assert all(n == 0 for n in second.state.witness.sizes().values())
+
+
+def test_each_result_is_kept_by_what_it_depends_on() -> None:
+    w = Witness()
+    s = Settings(match=0.5)
+    # The quick check reads the first position only: the cost and the timings do not change it.
+    assert w.quick_check(s) is w.quick_check(s.model_copy(update={"draft_cost": 0.4, "tpot_ms": 9}))
+    assert w.quick_check(s) is not w.quick_check(s.model_copy(update={"repair": False}))
+    # The sweep covers every k, so the instrument's k is not part of its key.
+    assert w.sweep(s) is w.sweep(s.model_copy(update={"k": 12}))
+    assert w.sweep(s) is not w.sweep(s.model_copy(update={"draft_cost": 0.3}))
+    # A trace depends on everything.
+    assert w.trace(s) is w.trace(Settings(match=0.5))
+    assert w.trace(s) is not w.trace(s.model_copy(update={"tpot_ms": 9}))
+
+
+def test_teeth_the_key_really_reduces() -> None:
+    """Without the reduction a moved cost would miss the quick-check cache."""
+    w = Witness()
+    s = Settings(match=0.5)
+    w.quick_check(s)
+    w.quick_check(s.model_copy(update={"draft_cost": 0.4}))
+    assert w.sizes()["quick_checks"] == 1
+    w.trace(s)
+    w.trace(s.model_copy(update={"draft_cost": 0.4}))
+    assert w.sizes()["traces"] == 2
