@@ -37,8 +37,8 @@ $(HTMX): node_modules/.package-lock.json
 	mkdir -p static/vendor
 	cp node_modules/htmx.org/dist/htmx.min.js $@
 
-# The route contract's generated files (docs/route-memory.schema.json, static/js/contract.js,
-# static/js/route-memory-validator.js) are committed; this regenerates them from
+# The route contract's generated files (docs/route-memory.schema.json and static/js/contract.js,
+# committed; static/vendor/route-memory-validator.js, a build product) are made from
 # app/contract/route.py and witness/settings.py, after npm ci has installed the validator's
 # compiler (ajv, esbuild). It rewrites only what changed; a test fails if they are stale.
 contract: $(VENV)/.app-installed node_modules/.package-lock.json

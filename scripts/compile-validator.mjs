@@ -3,7 +3,7 @@
 // by esbuild with Ajv's few run-time helpers and the RFC 3339 check into one ES module the
 // page imports as is.
 //
-// Usage: node scripts/compile-validator.mjs < schema.json > static/js/route-memory-validator.js
+// Usage: node scripts/compile-validator.mjs < schema.json > static/vendor/route-memory-validator.js
 // `python -m app.contract.generate` runs it; the output is deterministic for a given schema
 // and the versions package-lock.json pins.
 

@@ -1,5 +1,5 @@
 // RFC 3339 date-time for the schema's "format": "date-time", bundled into the compiled
-// route-memory validator (static/js/route-memory-validator.js) by compile-validator.mjs.
+// route-memory validator (static/vendor/route-memory-validator.js) by compile-validator.mjs.
 //
 // It is the check the tests hold the browser to: Python's jsonschema with rfc3339-validator
 // (which upper-cases first, so "t" and "z" are allowed). ajv-formats' own "date-time" is

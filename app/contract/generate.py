@@ -7,11 +7,13 @@ From app/contract/route.py and witness/settings.py (through app/contract/schema.
 
 - docs/route-memory.schema.json: the JSON Schema other stations rely on;
 - static/js/contract.js: the constants the browser's modules import;
-- static/js/route-memory-validator.js: the browser's validator, compiled from that schema by
-  scripts/compile-validator.mjs (Ajv standalone code bundled by esbuild; needs `npm ci`).
+- static/vendor/route-memory-validator.js: the browser's validator, compiled from that schema
+  by scripts/compile-validator.mjs (Ajv standalone code bundled by esbuild; needs `npm ci`).
 
-The files are committed, so the contract reads in the repository as it is served; the output
-is deterministic (fixed key order, pinned npm versions), and `make setup` regenerates them.
+The schema and contract.js are committed, so the contract reads in the repository as it is
+served. The validator is a build product, mostly Ajv's own run-time code: like htmx, it is
+made at set-up into static/vendor/ (git-ignored) and never committed. The output is
+deterministic (fixed key order, pinned npm versions), and `make setup` regenerates all three.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from witness.settings import Settings, field_bounds
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = Path("docs/route-memory.schema.json")
 CONTRACT_JS = Path("static/js/contract.js")
-VALIDATOR_JS = Path("static/js/route-memory-validator.js")
+VALIDATOR_JS = Path("static/vendor/route-memory-validator.js")
 COMPILER = Path("scripts/compile-validator.mjs")
 WIDTH = 100  # a JSON object or list that fits on one line of this width is written on one
 
@@ -181,6 +183,7 @@ def main(argv: Sequence[str] | None = None, root: Path = ROOT) -> int:
             print(f"stale: {path} (run `python -m app.contract.generate`)", file=sys.stderr)
         return 1 if old else 0
     for path in old:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(fresh[path], encoding="utf-8")
         print(f"wrote {path}")
     return 0

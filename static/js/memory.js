@@ -4,7 +4,7 @@
 // backup key, and the caller gets a sentence for the learner instead of an exception. No
 // function here throws; storage that is missing, blocked or full is reported the same way.
 //
-// The ids, keys and bounds come from contract.js and the checks from route-memory-validator.js,
+// The ids, keys and bounds come from contract.js and the checks from vendor/route-memory-validator.js,
 // both generated from Python (`python -m app.contract.generate`); what is written here is how
 // a validator error is said to a learner, and the checks a schema cannot state.
 
@@ -12,7 +12,7 @@ import {
   EXPORT_KIND, KEY_PREFIX, MEMORY_VERSION, SETTINGS, STATIONS, STATION_ID, STATION_URL_MAX,
   STATION_URL_PATTERN, TIMESTAMP_MAX,
 } from "./contract.js";
-import { isDateTime, validateEntry, validateExport } from "./route-memory-validator.js";
+import { isDateTime, validateEntry, validateExport } from "../vendor/route-memory-validator.js";
 
 export { STATIONS };
 export const VERSION = MEMORY_VERSION;

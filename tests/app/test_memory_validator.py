@@ -1,6 +1,6 @@
 """The browser's route-memory checks agree with the JSON Schema, case by case.
 
-The browser validates with static/js/route-memory-validator.js, compiled from
+The browser validates with static/vendor/route-memory-validator.js, compiled from
 docs/route-memory.schema.json by Ajv (`python -m app.contract.generate`), and
 static/js/memory.js turns its errors into sentences for the learner. Two things could still
 go wrong: the compiled code could judge differently from Python's jsonschema (a format check,
@@ -228,16 +228,17 @@ def _drifted_memory(
     memory: tuple[str, str] | None = None,
 ) -> Path:
     """memory.js beside its two generated modules, one of the three drifted."""
-    out = tmp_path / "js"
+    out, vendor = tmp_path / "js", tmp_path / "vendor"
     out.mkdir()
-    for name in ("memory.js", "contract.js", "route-memory-validator.js"):
+    vendor.mkdir()
+    for name in ("memory.js", "contract.js"):
         shutil.copy(JS / name, out / name)
+    checker = vendor / "route-memory-validator.js"
+    shutil.copy(ROOT / generate.VALIDATOR_JS, checker)
     if schema is not None:
-        (out / "route-memory-validator.js").write_text(
-            generate.validator_js(schema), encoding="utf-8"
-        )
+        checker.write_text(generate.validator_js(schema), encoding="utf-8")
     if validator is not None:
-        (out / "route-memory-validator.js").write_text(validator, encoding="utf-8")
+        checker.write_text(validator, encoding="utf-8")
     if memory is not None:
         source = (JS / "memory.js").read_text(encoding="utf-8")
         assert memory[0] in source, f"the drift {memory[0]!r} no longer applies to memory.js"

@@ -1,8 +1,8 @@
 """The contract's generated files are what Python says, and a stale one is caught.
 
-docs/route-memory.schema.json, static/js/contract.js and static/js/route-memory-validator.js
-are written by `python -m app.contract.generate` from app/contract/route.py and
-witness/settings.py; they are committed, so they must equal a fresh generation.
+docs/route-memory.schema.json, static/js/contract.js and static/vendor/route-memory-validator.js
+are written by `python -m app.contract.generate` (at `make setup`) from app/contract/route.py
+and witness/settings.py; the files on disk must equal a fresh generation.
 """
 
 from __future__ import annotations
