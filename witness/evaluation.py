@@ -28,6 +28,7 @@ from witness.theory import (
     output_distribution,
     total_variation_unchecked,
 )
+from witness.trace import plain
 
 MIN_EXPECTED = 5.0  # the usual floor for a chi-square cell; rarer tokens are pooled
 SIGNIFICANCE = 1e-3  # a mode "keeps p" while its p-value stays above this
@@ -36,7 +37,7 @@ HISTOGRAM_TOKENS = 10
 
 @dataclass(frozen=True, slots=True)
 class ChiSquare:
-    statistic: float
+    statistic: float | None  # None where a token p never emits was drawn: it is unbounded
     dof: int
     p_value: float
     impossible_tokens: int  # emitted tokens that p gives probability 0
@@ -72,7 +73,7 @@ def chi_square_against(counts: NDArray[np.int64], p: NDArray[np.float64]) -> Chi
     rare_p = float(p[~big].sum())
     rare_obs = n - int(counts[big].sum())
     if impossible:
-        return ChiSquare(float("inf"), max(obs.size - 1, 0), 0.0, impossible)
+        return ChiSquare(None, max(obs.size - 1, 0), 0.0, impossible)
     p_rare: float | None = None
     if rare_p > 0 or rare_obs > 0:
         if n * rare_p >= MIN_EXPECTED:
@@ -119,11 +120,7 @@ class EvaluationSlice:
     modes: tuple[ModeCheck, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        for m in out["modes"]:
-            stat = m["chi_square"]["statistic"]
-            m["chi_square"]["statistic"] = None if stat == float("inf") else stat
-            m["histogram"] = [list(h) for h in m["histogram"]]
+        out: dict[str, Any] = plain(asdict(self))
         return out
 
 

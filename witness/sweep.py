@@ -15,6 +15,7 @@ from witness.cache import RequestCache
 from witness.request import serve_request
 from witness.settings import Settings, field_bounds
 from witness.theory import expected_speedup, optimal_k, speculation_pays
+from witness.trace import plain
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +35,8 @@ class KSweep:
     points: tuple[SweepPoint, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"points": [asdict(p) for p in self.points]}
+        out: dict[str, Any] = plain(asdict(self))
+        return out
 
 
 def sweep_k(settings: Settings, *, cache: RequestCache | None = None) -> KSweep:

@@ -104,14 +104,14 @@ class RequestTrace:
     check: DistributionCheck
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = _plain(asdict(self))
+        out: dict[str, Any] = plain(asdict(self))
         return out
 
 
-def _plain(x: Any) -> Any:
-    """Tuples to lists, recursively: the JSON API returns exactly this."""
+def plain(x: Any) -> Any:
+    """Tuples to lists, recursively: every result's `to_dict()`, as the JSON API returns it."""
     if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
+        return {k: plain(v) for k, v in x.items()}
     if isinstance(x, list | tuple):
-        return [_plain(v) for v in x]
+        return [plain(v) for v in x]
     return x

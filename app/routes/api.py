@@ -8,12 +8,13 @@ declared in `app.routes.api_models`, so `/openapi.json` describes every field an
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
-from app.routes.api_models import Distributions, Evaluation, KSweep, RequestTrace
-from witness import Settings, acceptance_rate, output_distribution, residual, serve_request
+from app.routes.api_models import Distributions, EvaluationSlice, KSweep, RequestTrace
+from app.services import Witness
+from witness import Settings, acceptance_rate, output_distribution, residual
 from witness.evaluation import evaluate, first_position
 from witness.lm import tiny_models
 from witness.sweep import sweep_k
@@ -22,14 +23,20 @@ router = APIRouter(prefix="/api", tags=["witness"])
 SettingsQuery = Annotated[Settings, Query()]
 
 
+def _witness(request: Request) -> Witness:
+    witness: Witness = request.app.state.witness  # the app's results and laws (create_app)
+    return witness
+
+
 @router.get("/trace", summary="The served request's trace and totals")
-def trace(settings: SettingsQuery) -> RequestTrace:
-    return serve_request(settings)
+def trace(request: Request, settings: SettingsQuery) -> RequestTrace:
+    return _witness(request).trace(settings)
 
 
 @router.get("/sweep", summary="Speedup against draft length k, measured and expected")
-def sweep(settings: SettingsQuery) -> KSweep:
-    return sweep_k(settings)
+def sweep(request: Request, settings: SettingsQuery) -> KSweep:
+    # Not the page's cached sweep: that one is keyed without k, and this answer names it.
+    return sweep_k(settings, cache=_witness(request).cache)
 
 
 @router.get("/distributions", summary="Exact laws at the request's first drafted position")
@@ -51,11 +58,7 @@ def distributions(settings: SettingsQuery) -> Distributions:
     )
 
 
-@router.get(
-    "/evaluation",
-    response_model=Evaluation,
-    summary="The evaluation slice: every mode's distribution check",
-)
-def evaluation(settings: SettingsQuery) -> dict[str, Any]:
-    # to_dict() is where an infinite chi-square statistic becomes null; the model checks it.
-    return evaluate(settings).to_dict()
+@router.get("/evaluation", summary="The evaluation slice: every mode's distribution check")
+def evaluation(request: Request, settings: SettingsQuery) -> EvaluationSlice:
+    # Not the page's cached slice either: its settings and current mode are this query's.
+    return evaluate(settings, cache=_witness(request).cache)

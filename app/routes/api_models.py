@@ -1,28 +1,28 @@
 """What each JSON route returns, as types `/openapi.json` can describe field by field.
 
-The served request (`RequestTrace`) and the k sweep (`KSweep`) are the witness's own frozen
-dataclasses: the routes return the instances, FastAPI describes them from their fields and
-pydantic serializes them (tuples as lists) to exactly the bytes `to_dict()` gave, without
-a second copy of their field lists here. A frozen dataclass instance is not re-validated on
-the way out, so the big trace costs one serialization and nothing more.
+The served request (`RequestTrace`), the k sweep (`KSweep`) and the evaluation slice
+(`EvaluationSlice`) are the witness's own frozen dataclasses: the routes return the
+instances, FastAPI describes them from their fields and pydantic serializes them (tuples as
+lists) to exactly the bytes `to_dict()` gives, without a second copy of their field lists
+here. A frozen dataclass instance is not re-validated on the way out, so the big trace costs
+one serialization and nothing more.
 
-The models below exist where a dataclass cannot serve: the evaluation slice reports an
-infinite chi-square statistic as null (`EvaluationSlice.to_dict`), which its dataclass
-types as a plain float; the exact laws at the first position were never a dataclass; the
-route-memory entry is a camelCase contract (docs/route-memory.schema.json); and the
-manifest's parameters carry different keys in different orders. `tests/app/test_api_models.py`
-holds each mirror to the dataclass it mirrors, so the two cannot drift apart unnoticed.
+The models below exist where a dataclass cannot serve: the exact laws at the first position
+were never a dataclass; the route-memory entry is a camelCase contract
+(docs/route-memory.schema.json); and the manifest's parameters carry different keys in
+different orders. `tests/app/test_api_responses.py` holds each to what it mirrors.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 from typing_extensions import TypedDict
 
 from app.contract.route import Intervention
 from witness import RequestTrace, Settings
+from witness.evaluation import EvaluationSlice
 from witness.modes import Mode
 from witness.sweep import KSweep
 
@@ -30,7 +30,7 @@ __all__ = [
     "CheckpointEntry",
     "CheckpointProblems",
     "Distributions",
-    "Evaluation",
+    "EvaluationSlice",
     "KSweep",
     "Manifest",
     "RequestTrace",
@@ -41,44 +41,6 @@ class _Out(BaseModel):
     """A response model: every field required, nothing extra, field order = JSON key order."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-# --- /api/evaluation -------------------------------------------------------------------------
-
-
-class ChiSquare(_Out):
-    """`witness.evaluation.ChiSquare`, with an infinite statistic (an impossible token) as null."""
-
-    statistic: float | None = Field(description="Pearson's statistic; null when infinite.")
-    dof: int
-    p_value: float
-    impossible_tokens: int = Field(description="Emitted tokens that p gives probability 0.")
-
-
-class ModeCheck(_Out):
-    """`witness.evaluation.ModeCheck`: one mode's blocks judged against p."""
-
-    mode: Mode
-    blocks: int
-    chi_square: ChiSquare
-    tv_empirical: float
-    tv_exact: float
-    keeps_target: bool
-    mean_tokens_per_block: float
-    speedup_measured: float | None
-    speedup_expected: float | None
-    histogram: list[tuple[str, float, float]] = Field(
-        description="(word, empirical share, p) for the tokens that carry the picture."
-    )
-
-
-class Evaluation(_Out):
-    """`witness.evaluation.EvaluationSlice` as `to_dict()` gives it."""
-
-    settings: dict[str, Any]
-    alpha: float
-    current_mode: Mode
-    modes: list[ModeCheck]
 
 
 # --- /api/distributions ----------------------------------------------------------------------

@@ -3,7 +3,6 @@ typing the routes changed no byte of what they send."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,7 +15,6 @@ from pydantic import BaseModel, TypeAdapter
 
 from app.routes import api_models, route
 from witness import Settings, acceptance_rate, output_distribution, residual, serve_request
-from witness import evaluation as witness_evaluation
 from witness.evaluation import evaluate, first_position
 from witness.lm import tiny_models
 from witness.sweep import sweep_k
@@ -129,20 +127,6 @@ def test_checkpoint_is_still_pythons_json_of_the_entry(
 
 
 # --- the mirrors stay mirrors -----------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("mirror", "original"),
-    [
-        (api_models.ChiSquare, witness_evaluation.ChiSquare),
-        (api_models.ModeCheck, witness_evaluation.ModeCheck),
-        (api_models.Evaluation, witness_evaluation.EvaluationSlice),
-    ],
-)
-def test_each_evaluation_model_has_its_dataclass_fields_in_order(
-    mirror: type[BaseModel], original: type[Any]
-) -> None:
-    assert list(mirror.model_fields) == [f.name for f in dataclasses.fields(original)]
 
 
 def _memory_schema() -> dict[str, Any]:
