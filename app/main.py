@@ -32,9 +32,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     The render and witness caches keep tens of thousands of small objects alive, and a full
     collection over them paused slider answers for 80-250 ms. Freezing what start-up made
     keeps it out of every collection. The young and middle generations are collected between
-    requests (app/collector.py); these thresholds are the fallback inside one large request
-    (a whole page draws the k sweep: sixteen served requests), and make a full collection
-    wait for a hundred middle ones.
+    requests (app/rendering/collector.py); these thresholds are the fallback inside one large
+    request (a whole page draws the k sweep: sixteen served requests), and make a full
+    collection wait for a hundred middle ones.
     """
     tiny_models()
     gc.collect()

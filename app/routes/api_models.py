@@ -10,7 +10,7 @@ one serialization and nothing more.
 The models below exist where a dataclass cannot serve: the exact laws at the first position
 were never a dataclass; the route-memory entry is a camelCase contract
 (docs/route-memory.schema.json); and the manifest's parameters carry different keys in
-different orders. `tests/app/test_api_responses.py` holds each to what it mirrors.
+different orders. `tests/app/routes/test_api_responses.py` holds each to what it mirrors.
 """
 
 from __future__ import annotations

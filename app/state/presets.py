@@ -1,7 +1,7 @@
 """Classroom presets: one click or one URL each, with a hint and a question to try.
 
 Each preset is a full instrument state, so its link reproduces exactly what the class sees;
-`tests/app/test_presets.py` checks that each one's evidence matches its hint.
+`tests/app/views/test_classroom.py` checks that each one's evidence matches its hint.
 """
 
 from __future__ import annotations

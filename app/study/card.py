@@ -3,7 +3,7 @@
 The card's copy (mental model, how to study, proof of understanding, the primary source, the
 review prompt, the build-evidence criteria) is kept here word for word from the study-card
 seed, so the study view, the worksheet and the tests read the same text. Its design
-exercise, `designOutline()`, is checked in app/design_outline.py.
+exercise, `designOutline()`, is checked in app/study/design_outline.py.
 """
 
 from __future__ import annotations

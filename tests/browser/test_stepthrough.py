@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, Response, expect
 
-from tests.app.views import step_of
+from tests.app.view_models import step_of
 from tests.browser.helpers import NARRATION, PREDICTED, axe, is_evidence
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"  # a recorded skip at the defaults

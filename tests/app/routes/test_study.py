@@ -15,10 +15,10 @@ from app.state.query import parse_state
 from app.study.card import BUILD_EVIDENCE, PROOF_OF_UNDERSTANDING, REVIEW_PROMPT, STUDY_KEY
 from app.study.design_outline import FIELDS, design_outline_feedback, judge_field
 from tests.app.forms import PREDICTED, find, form_query
-from tests.app.views import live_of
+from tests.app.view_models import live_of
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
-SEED = Path(__file__).resolve().parents[2] / "seeds" / "004_0f1e7016ae099bd4.txt"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+SEED = Path(__file__).resolve().parents[3] / "seeds" / "004_0f1e7016ae099bd4.txt"
 
 GOOD = {
     "draft_strategy": "A small draft model from the same family (68M parameters) proposes k = 4 tokens.",

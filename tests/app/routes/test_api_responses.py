@@ -19,7 +19,7 @@ from witness.evaluation import evaluate, first_position
 from witness.lm import tiny_models
 from witness.sweep import sweep_k
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 # Before the routes were typed, each returned a dict annotated dict[str, Any], which FastAPI
 # wrote with this adapter: the reference for "the same bytes".
 UNTYPED = TypeAdapter(dict[str, Any])

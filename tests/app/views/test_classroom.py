@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from app.state.presets import BY_ID, PRESETS
 from app.views.station import StationView
 from tests.app.forms import find
-from tests.app.views import WITNESS, view_of
+from tests.app.view_models import WITNESS, view_of
 from witness import Settings, optimal_k, serve_request
 
 

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from app.state.query import parse_state
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from tests.app.forms import find
-from tests.app.views import page_view, step_of, trace_of
+from tests.app.view_models import page_view, step_of, trace_of
 from witness import Settings
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"  # a recorded skip at the defaults: evidence open

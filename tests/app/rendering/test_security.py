@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.config import AppSettings
 from app.main import create_app
-from tests.app.views import view_of
+from tests.app.view_models import view_of
 
 PATHS = [
     "/",

@@ -1,5 +1,5 @@
 """The station page and its fragments, at the client level: responses, and the view models
-the routes render for them (tests/app/views.py)."""
+the routes render for them (tests/app/view_models.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.views.station import StationView
 from tests.app.forms import PREDICTED, find, form_query
-from tests.app.views import view_of
+from tests.app.view_models import view_of
 from witness import Settings
 from witness.settings import field_bounds
 

@@ -12,11 +12,11 @@ from fastapi.testclient import TestClient
 
 from app.views.station import StationView
 from tests.app.forms import PREDICTED, find
-from tests.app.views import view_of
+from tests.app.view_models import view_of
 from witness import Settings
 from witness.settings import field_bounds
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 SCHEMA = json.loads((DOCS / "route-memory.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
 

@@ -30,7 +30,7 @@ from app.contract import generate
 from app.main import create_app
 from tests.app.forms import PREDICTED
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = json.loads((ROOT / "docs" / "route-memory.schema.json").read_text(encoding="utf-8"))
 # The date-time format is checked for real: rfc3339-validator is a test dependency.
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
