@@ -99,6 +99,7 @@ def contract_js() -> str:
         const("KEY_PREFIX", route.KEY_PREFIX, "One localStorage key per station: KEY_PREFIX + id."),
         const("MEMORY_VERSION", route.MEMORY_VERSION, "The version of a route-memory entry."),
         const("EXPORT_KIND", route.EXPORT_KIND, "The kind of an exported route-memory file."),
+        const("MAX_BYTES", route.MEMORY_MAX_BYTES, "The largest stored entry read, in characters."),
         const("STUDY_KEY", route.STUDY_KEY, "The study card's own key."),
         const("READS", list(route.READS), "The stations whose entries the carry-in checks."),
         const(

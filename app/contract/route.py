@@ -31,6 +31,9 @@ OBJECT_ID = f"route:{ROUTE_ID}/{STATION_ID}#{STATION_ID}-station"
 KEY_PREFIX = "tsl.route."
 MEMORY_VERSION = 1
 EXPORT_KIND = "tsl.route-memory.export"
+# The largest stored entry the browser reads (characters); an export file may hold one per
+# station. Anything larger is kept aside as damaged, never parsed.
+MEMORY_MAX_BYTES = 64 * 1024
 STUDY_KEY = f"tsl.study.{STATION_ID}"
 # The stations whose checkpoints this one reads (carry-in), in the order the page checks them.
 READS = ("serving", "long-context", "kv-memory")

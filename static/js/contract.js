@@ -34,6 +34,9 @@ export const MEMORY_VERSION = 1;
 // The kind of an exported route-memory file.
 export const EXPORT_KIND = "tsl.route-memory.export";
 
+// The largest stored entry read, in characters.
+export const MAX_BYTES = 65536;
+
 // The study card's own key.
 export const STUDY_KEY = "tsl.study.speculative-decoding";
 

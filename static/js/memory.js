@@ -9,15 +9,14 @@
 // a validator error is said to a learner, and the checks a schema cannot state.
 
 import {
-  EXPORT_KIND, KEY_PREFIX, MEMORY_VERSION, SETTINGS, STATIONS, STATION_ID, STATION_URL_MAX,
+  EXPORT_KIND, KEY_PREFIX, MAX_BYTES, MEMORY_VERSION, SETTINGS, STATIONS, STATION_ID, STATION_URL_MAX,
   STATION_URL_PATTERN, TIMESTAMP_MAX,
 } from "./contract.js";
 import { isDateTime, validateEntry, validateExport } from "../vendor/route-memory-validator.js";
 
-export { STATIONS };
+export { MAX_BYTES, STATIONS };
 export const VERSION = MEMORY_VERSION;
 export const PREFIX = KEY_PREFIX;
-export const MAX_BYTES = 64 * 1024;
 export const titleOf = (id) => (STATIONS.find(([s]) => s === id) || [id, id])[1];
 export const keyOf = (station) => PREFIX + station;
 

@@ -7,7 +7,7 @@ import {
   storage, titleOf, write,
 } from "./memory.js";
 import { saveBlob } from "./download.js";
-import { STATION_ID, WORKLOAD } from "./contract.js";
+import { MAX_BYTES, STATIONS, STATION_ID, WORKLOAD } from "./contract.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -127,7 +127,7 @@ function renderStudy(store) {
 }
 
 async function importFile(store, file) {
-  if (file.size > 10 * 64 * 1024) return `Not imported: the file is too large (${file.size} bytes).`;
+  if (file.size > STATIONS.length * MAX_BYTES) return `Not imported: the file is too large (${file.size} bytes).`;
   let doc;
   try {
     doc = JSON.parse(await file.text());
