@@ -17,14 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.config import AppSettings
-from app.contract.route import Intervention
 from app.services import SLICE_BLOCKS, Witness
-from app.state.query import INTERVENTION_LABELS, PREDICTION_FIELDS, FieldProblem, StationState
+from app.state.query import PREDICTION_FIELDS, FieldProblem, StationState
 from app.views.carry import CarryRow, carry_rows
 from app.views.classroom import ClassroomView, classroom_view
 from app.views.controls import ControlsView, controls_view
 from app.views.evidence import EvidenceView, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
+from app.views.prediction import PredictionView, prediction_view
 from app.views.slice import SliceView, slice_view
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from app.views.sweep_chart import SweepChart, sweep_chart
@@ -60,13 +60,6 @@ class SweepLinks:
 class SliceLinks:
     slice_page: str
     slice_fragment: str
-
-
-@dataclass(frozen=True, slots=True)
-class PredictionView:
-    options: tuple[tuple[str, str], ...]
-    chosen: str
-    summary: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +135,7 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
         settings=s,
         links=links_view(state, app),
         controls=controls_view(s, state.problems),
-        prediction=_prediction_view(state),
+        prediction=prediction_view(state),
         evidence=evidence,
         invariant=invariant,
         verdict=verdict,
@@ -234,15 +227,3 @@ def _carry_instrument(state: StationState) -> dict[str, str]:
 
 def _without(query: dict[str, str], names: tuple[str, ...]) -> dict[str, str]:
     return {k: v for k, v in query.items() if k not in names}
-
-
-def _prediction_view(state: StationState) -> PredictionView:
-    options = tuple((i.value, label) for i, label in INTERVENTION_LABELS.items())
-    pred = state.prediction
-    if pred is None:
-        return PredictionView(options, "", "No prediction yet")
-    if pred.intervention is Intervention.SKIP:
-        return PredictionView(options, "skip", "Prediction skipped (recorded)")
-    return PredictionView(
-        options, pred.intervention.value, f"Predicted: {INTERVENTION_LABELS[pred.intervention]}"
-    )
