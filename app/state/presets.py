@@ -19,6 +19,9 @@ class Preset:
     hint: str
     question: str
     values: dict[str, Any]
+    # The title or hint tells the outcome of an intervention the prediction (step 03) asks
+    # about, so its chip waits until a prediction is recorded (app/views/classroom.py).
+    names_answer: bool = False
 
     @property
     def settings(self) -> Settings:
@@ -49,6 +52,7 @@ PRESETS: tuple[Preset, ...] = (
         "stops paying.",
         "Which k, if any, makes this faster than plain decoding? Check the sweep.",
         {"match": 0.0, "k": 4, "draft_cost": 0.45},
+        names_answer=True,
     ),
     Preset(
         "k-past-optimum",
@@ -57,6 +61,7 @@ PRESETS: tuple[Preset, ...] = (
         "this request is slower than at the optimum k.",
         "Where is the optimum on the sweep, and why does the curve fall after it?",
         {"match": 0.6, "k": 16, "draft_cost": 0.1},
+        names_answer=True,
     ),
     Preset(
         "unsafe-shortcut",
@@ -65,6 +70,7 @@ PRESETS: tuple[Preset, ...] = (
         "output over-weights what the draft likes.",
         "Which gate fails, and by how much? Does the sampled check catch it?",
         {"match": 0.3, "k": 4, "draft_cost": 0.1, "repair": False},
+        names_answer=True,
     ),
     Preset(
         "verify-off",
@@ -72,6 +78,7 @@ PRESETS: tuple[Preset, ...] = (
         "No target pass at all: the fastest path there is, and plain draft-model sampling.",
         "What is the output distribution now, and what did the speedup cost?",
         {"match": 0.3, "k": 4, "draft_cost": 0.1, "verify": False},
+        names_answer=True,
     ),
     Preset(
         "greedy",
@@ -88,6 +95,7 @@ PRESETS: tuple[Preset, ...] = (
         "every block emits k + 1 tokens.",
         "What limits the speedup when every draft is accepted?",
         {"match": 1.0, "k": 8, "draft_cost": 0.05},
+        names_answer=True,
     ),
 )
 BY_ID = {p.id: p for p in PRESETS}
