@@ -13,9 +13,11 @@ from dataclasses import replace
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
+from app.contract.route import Intervention
 from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.state.interventions import apply_intervention
 from app.state.query import Prediction, StationState, parse_state
+from app.views.prediction import ANCHOR as CHANGE_ANCHOR
 from app.views.station import live_view, slice_fragment, station_view, sweep_fragment
 
 router = APIRouter(include_in_schema=False)
@@ -89,22 +91,25 @@ def evaluation_slice(request: Request) -> Response:
 
 @router.get("/station/predict")
 def predict(request: Request) -> Response:
-    """Record the prediction: snapshot the instrument, apply the intervention, show evidence."""
+    """Record the prediction: snapshot the instrument and apply the intervention, visibly.
+
+    The page it redirects to opens at the change line (app/views/prediction.py), which names
+    what the intervention moved and links back to the prediction's settings; a skip moves
+    nothing and opens at the evidence.
+    """
     state = parse_state(request.query_params.multi_items())
     if state.prediction is None or state.problems:
         # Nothing usable chosen: back to the prediction step with the problems shown there.
         return respond(request, STATION)
     before = state.settings
-    after = apply_intervention(before, state.prediction.intervention)
+    intervention = state.prediction.intervention
     recorded = replace(
         state,
-        settings=after,
+        settings=apply_intervention(before, intervention),
         prediction=Prediction(
-            state.prediction.intervention,
-            state.prediction.expect_faster,
-            state.prediction.expect_kept,
-            before,
+            intervention, state.prediction.expect_faster, state.prediction.expect_kept, before
         ),
         block=None,
     )
-    return RedirectResponse(recorded.url() + "#step-05", status_code=303)
+    anchor = "#step-05" if intervention is Intervention.SKIP else CHANGE_ANCHOR
+    return RedirectResponse(recorded.url() + anchor, status_code=303)

@@ -2,6 +2,8 @@
 
 Recording a prediction snapshots the instrument (the `base` of the prediction) and applies
 the chosen intervention, so the evidence the learner then sees is the intervention's own.
+The move is never silent: the prediction step names it ("k 4 → 8") and offers to undo it
+(app/views/prediction.py); a skip applies nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +13,15 @@ from witness import Settings
 from witness.settings import field_bounds
 
 K_MAX = int(field_bounds("k")["max"])
+
+# The one setting each intervention moves (a skip moves none).
+MOVES: dict[Intervention, str] = {
+    Intervention.RAISE_MATCH: "match",
+    Intervention.LENGTHEN_K: "k",
+    Intervention.CHEAPEN_DRAFT: "draft_cost",
+    Intervention.SKIP_VERIFY: "verify",
+    Intervention.SKIP_REPAIR: "repair",
+}
 
 
 def apply_intervention(s: Settings, intervention: Intervention) -> Settings:

@@ -1,11 +1,37 @@
-"""Step 03, the prediction: the choices, what was chosen, and the status line."""
+"""Step 03, the prediction: the choices, what was chosen, and what recording it changed.
+
+Recording a prediction applies the chosen intervention to the instrument (the predict route,
+app/routes/pages.py). That move is shown, never silent: `ChangeView` says what it changed
+("Your intervention was applied: k 4 → 8") and links back to the prediction's own settings
+(Undo) or forward to the intervention again, as plain links that keep the prediction
+recorded. Its sentence follows the instrument, so after a slider move it says how the
+instrument now differs from where the prediction was made.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from app.contract.route import Intervention
-from app.state.query import INTERVENTION_LABELS, StationState
+from app.state.interventions import MOVES, apply_intervention
+from app.state.query import BASE_FIELDS, INTERVENTION_LABELS, StationState
+from app.views import fmt
+from witness import Settings
+
+# Undo and "apply it again" land on the change line itself, so the learner sees it again.
+ANCHOR = "#prediction-change"
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeView:
+    """What recording the prediction did to the instrument, and the way back."""
+
+    kind: str  # "applied", "undone", "moved", "no-op" or "skip"
+    sentence: str
+    undo_href: str  # "" where the instrument already stands at the prediction's settings
+    undo_label: str
+    redo_href: str  # "" where the intervention is applied now, or changes nothing
+    redo_label: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -13,15 +39,88 @@ class PredictionView:
     options: tuple[tuple[str, str], ...]
     chosen: str
     summary: str
+    change: ChangeView | None  # None while no prediction is recorded
 
 
 def prediction_view(state: StationState) -> PredictionView:
     options = tuple((i.value, label) for i, label in INTERVENTION_LABELS.items())
     pred = state.prediction
     if pred is None:
-        return PredictionView(options, "", "No prediction yet")
+        return PredictionView(options, "", "No prediction yet", None)
+    change = change_view(state)
     if pred.intervention is Intervention.SKIP:
-        return PredictionView(options, "skip", "Prediction skipped (recorded)")
+        return PredictionView(options, "skip", "Prediction skipped (recorded)", change)
     return PredictionView(
-        options, pred.intervention.value, f"Predicted: {INTERVENTION_LABELS[pred.intervention]}"
+        options,
+        pred.intervention.value,
+        f"Predicted: {INTERVENTION_LABELS[pred.intervention]}",
+        change,
     )
+
+
+def change_view(state: StationState) -> ChangeView | None:
+    pred = state.prediction
+    if pred is None:
+        return None
+    if pred.intervention is Intervention.SKIP:
+        return ChangeView(
+            "skip", "You skipped: nothing on the instrument was changed.", "", "", "", ""
+        )
+    base, now = pred.base, state.settings
+    applied = apply_intervention(base, pred.intervention)
+    step, since = moved(base, applied), moved(base, now)
+    back = state.url(settings=base, block=None) + ANCHOR if since else ""
+    back_label = f"Back to the prediction's settings ({values(since, base)})"
+    again = state.url(settings=applied, block=None) + ANCHOR
+    again_label = f"Apply it again ({arrows(step, base, applied)})"
+    if not step:
+        name = MOVES[pred.intervention]
+        already = f"{_name(name)} is already {_value(getattr(base, name))}"
+        if not since:
+            sentence = f"Your intervention changes nothing from here: {already}."
+            return ChangeView("no-op", sentence, "", "", "", "")
+        sentence = (
+            f"Your intervention changes nothing from the prediction's settings ({already}); "
+            f"the instrument has moved since: {arrows(since, base, now)}."
+        )
+        return ChangeView("moved", sentence, back, back_label, "", "")
+    if not moved(applied, now):
+        sentence = f"Your intervention was applied: {arrows(step, base, applied)}."
+        return ChangeView("applied", sentence, back, f"Undo: back to {values(step, base)}", "", "")
+    if not since:
+        sentence = (
+            "Your intervention is undone: the instrument is back at the prediction's "
+            f"settings ({values(step, base)})."
+        )
+        return ChangeView("undone", sentence, "", "", again, again_label)
+    sentence = f"The instrument has moved since your prediction: {arrows(since, base, now)}."
+    return ChangeView("moved", sentence, back, back_label, again, again_label)
+
+
+def moved(before: Settings, after: Settings) -> tuple[str, ...]:
+    """The settings an intervention acts on that differ between the two."""
+    return tuple(f for f in BASE_FIELDS if getattr(before, f) != getattr(after, f))
+
+
+def arrows(fields: tuple[str, ...], before: Settings, after: Settings) -> str:
+    """ "k 4 → 8, repair on → off", naming settings as the verdict does."""
+    return ", ".join(
+        f"{_name(f)} {_value(getattr(before, f))} → {_value(getattr(after, f))}" for f in fields
+    )
+
+
+def values(fields: tuple[str, ...], s: Settings) -> str:
+    """ "k 4, repair on" """
+    return ", ".join(f"{_name(f)} {_value(getattr(s, f))}" for f in fields)
+
+
+def _name(field: str) -> str:
+    return field.replace("_", " ")  # "draft cost 0.10 → 0.03", as in the verdict
+
+
+def _value(x: object) -> str:
+    if isinstance(x, bool):
+        return fmt.on_off(x)
+    if isinstance(x, float):
+        return fmt.setting(x)
+    return str(x)

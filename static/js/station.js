@@ -43,15 +43,35 @@ document.addEventListener("submit", (event) => {
   if (form instanceof HTMLFormElement && form.action.endsWith("/station/predict")) syncFromInstrument(form);
 });
 
-// "Copy link": the address bar already holds the whole state (htmx keeps it current).
+// "Copy link" copies the link the share field shows. The address bar holds the whole state
+// (htmx keeps it current, the step-through's sub-step included), so both links are made from
+// it: by default without the prediction (the parameters the share field lists in
+// data-drops), opening at step 03, so a class that opens it predicts first; with "include my
+// prediction and its evidence" ticked, the address bar as it is.
+function linkWithoutPrediction(href, drops) {
+  const url = new URL(href);
+  // Filter the raw query rather than re-encode it, so every kept part reads as the server wrote it.
+  const kept = url.search
+    .slice(1)
+    .split("&")
+    .filter((part) => part && !drops.includes(decodeURIComponent(part.split("=")[0].replace(/\+/g, " "))));
+  url.search = kept.length ? `?${kept.join("&")}` : "";
+  url.hash = "#step-03";
+  return url.href;
+}
+
 async function copyLink() {
   const status = document.getElementById("copy-status");
-  const field = document.getElementById("share-url");
-  const url = window.location.href;
+  const share = document.querySelector("[data-testid=share]");
+  const include = document.getElementById("share-include");
+  const full = Boolean(include && include.checked);
+  const drops = (share?.getAttribute("data-drops") || "").split(" ").filter(Boolean);
+  const url = full ? window.location.href : linkWithoutPrediction(window.location.href, drops);
+  const field = document.getElementById(full ? "share-url-full" : "share-url");
   if (field) field.value = url;
   try {
     await navigator.clipboard.writeText(url);
-    if (status) status.textContent = "Link copied.";
+    if (status) status.textContent = full ? "Link copied, with your prediction and its evidence." : "Link copied: it opens at the prediction.";
   } catch {
     if (field) field.select();
     if (status) status.textContent = "Copying was not allowed here: the link is selected, copy it with Ctrl+C.";
@@ -61,6 +81,19 @@ async function copyLink() {
 document.addEventListener("click", (event) => {
   const button = event.target instanceof Element ? event.target.closest("#copy-link") : null;
   if (button) copyLink();
+});
+
+// The classroom is redrawn (out of band) with every evidence answer; keep the sharer's choice
+// of link across those redraws rather than fall back to the default each time.
+let includePrediction = false;
+document.addEventListener("change", (event) => {
+  if (event.target instanceof HTMLInputElement && event.target.id === "share-include") {
+    includePrediction = event.target.checked;
+  }
+});
+document.addEventListener("htmx:oobAfterSwap", () => {
+  const include = document.getElementById("share-include");
+  if (include) include.checked = includePrediction;
 });
 
 document.documentElement.classList.add("js");

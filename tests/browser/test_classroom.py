@@ -30,8 +30,13 @@ def test_a_copied_link_reproduces_the_evidence_in_another_context(
     # A block wraps over lines; click its first token, as a learner would.
     page.get_by_test_id("block-2").locator(".tok").first.click()
     expect(page.get_by_test_id("block-detail")).to_contain_text("Block 2")
+    # The full link, with the prediction and its evidence, is the sharer's choice (by default
+    # the link opens at the prediction: tests/browser/test_prediction_flow.py).
+    page.get_by_test_id("share-include").check()
     page.get_by_test_id("copy-link").click()
-    expect(page.locator("#copy-status")).to_have_text("Link copied.")
+    expect(page.locator("#copy-status")).to_have_text(
+        "Link copied, with your prediction and its evidence."
+    )
     link = page.evaluate("() => navigator.clipboard.readText()")
     assert link == page.url
     shown = evidence_text(page)

@@ -75,7 +75,7 @@ def test_recording_a_prediction_with_the_mouse_opens_the_evidence(page: Page) ->
 
     expect(page).to_have_url(has_param("pred", "lengthen_k"))
     assert urlsplit(page.url).path == "/station"
-    assert urlsplit(page.url).fragment == "step-05"
+    assert urlsplit(page.url).fragment == "prediction-change"  # the line says what was applied
     assert query(page)["k"] == "8"
     assert query(page)["base"] == "0.6,4,0.1,1,1,0"
     expect(page.get_by_test_id("evidence")).to_be_visible()

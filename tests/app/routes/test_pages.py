@@ -72,7 +72,7 @@ def test_recording_a_prediction_applies_it_and_opens_the_evidence(client: TestCl
     url = urlsplit(r.headers["location"])
     query = dict(parse_qsl(url.query))
     assert url.path == "/station"
-    assert url.fragment == "step-05"
+    assert url.fragment == "prediction-change"  # where the page says what was applied
     assert query["k"] == "8"
     assert query["pred"] == "lengthen_k"
     assert query["base"].startswith("0.6,4,")

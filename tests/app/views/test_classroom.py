@@ -143,9 +143,11 @@ def test_every_view_option_is_reachable_from_the_page(
     assert label in html
 
 
-def test_the_share_link_is_the_canonical_page_url(client: TestClient) -> None:
+def test_the_full_share_link_is_the_canonical_page_url(client: TestClient) -> None:
+    # The link with the prediction (offered beside the default one, which leaves it out:
+    # tests/app/views/test_prediction.py) reproduces exactly this state.
     view: StationView = view_of(client.get("/station?k=6&pred=skip&block=1"))
-    assert view.classroom.share_url == view.links.page
-    again: StationView = view_of(client.get(view.classroom.share_url))
+    assert view.classroom.share_full_url == view.links.page
+    again: StationView = view_of(client.get(view.classroom.share_full_url))
     assert again.state == view.state
     assert again.settings == Settings(k=6)
