@@ -14,7 +14,7 @@ from witness.laws import Law
 from witness.trace import Bar
 
 CONTEXT_WORDS = 6  # words of context recorded before each block
-BAR_TOKENS = 8  # tokens drawn in the p / q / residual picture
+BAR_TOKENS = 8  # tokens drawn in the stacked repair picture (min(p, q) + rejection mass)
 RESIDUAL_TOP = 5  # tokens of the residual listed with their shares
 RESIDUAL_BARS = 3  # of those, how many are sure of a bar after the drafted token
 
@@ -27,14 +27,43 @@ def context_words(vocab: Sequence[str], context: Sequence[int]) -> tuple[str, ..
 def repair_picture(
     vocab: Sequence[str], law: Law, drafted: int
 ) -> tuple[tuple[Bar, ...], tuple[tuple[str, float], ...]]:
-    """Bars of p, q, min(p, q) and the residual over the tokens that carry the picture."""
+    """The stacked repair picture over the tokens that carry it, and the residual's top tokens.
+
+    Each bar records p, q, min(p, q) and the normalised residual r, and the two masses a
+    rejection can put on top of min(p, q): (1 − α)·r(x) with repair on, which fills p exactly,
+    and (1 − α)·p(x) with repair off, which does not. α is the focus position's ``law.alpha``.
+    The drafted token always comes first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> law = Law(np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.6, 0.2]))
+    >>> bars, top = repair_picture(["a", "b", "c"], law, 1)
+    >>> [(b.word, round(b.overlap + b.repair_mass, 12), b.p) for b in bars]
+    [('b', 0.3, 0.3), ('a', 0.5, 0.5), ('c', 0.2, 0.2)]
+    >>> [round(b.overlap + b.resample_mass, 12) for b in bars]  # repair off: not p
+    [0.39, 0.35, 0.26]
+    >>> top
+    (('a', 1.0),)
+    """
     p, q, r = law.p, law.q, law.residual
+    # The mass a rejection spreads: 1 − α, never below 0 where rounding puts α a hair over 1.
+    rejection = max(0.0, 1.0 - law.alpha)
     top_ids = law.top_by_residual(RESIDUAL_TOP)
     # The drafted token, the residual's top tokens, then whatever either model likes most.
     order = [drafted, *top_ids[:RESIDUAL_BARS], *law.top_by_max(BAR_TOKENS)]
     picked = list(dict.fromkeys(int(t) for t in order))[:BAR_TOKENS]
     bars = tuple(
-        Bar(vocab[t], float(p[t]), float(q[t]), float(min(p[t], q[t])), float(r[t])) for t in picked
+        Bar(
+            word=vocab[t],
+            p=float(p[t]),
+            q=float(q[t]),
+            overlap=float(min(p[t], q[t])),
+            residual=float(r[t]),
+            repair_mass=rejection * float(r[t]),
+            resample_mass=rejection * float(p[t]),
+        )
+        for t in picked
     )
     top = tuple((vocab[int(t)], float(r[t])) for t in top_ids if r[t] > 0)
     return bars, top

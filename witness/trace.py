@@ -32,13 +32,22 @@ class DraftStep:
 
 @dataclass(frozen=True, slots=True)
 class Bar:
-    """One token of the repair picture at a block's focus position."""
+    """One token of the repair picture at a block's focus position.
+
+    The picture is a stack: ``overlap`` = min(p, q), what an accepted draft gives the token,
+    under the mass a rejection gives it. With repair on that is ``repair_mass`` =
+    (1 − α)·residual, and the two add up to ``p`` (the identity that makes the method
+    lossless); with repair off a rejection resamples p, so it is ``resample_mass`` =
+    (1 − α)·p, and the stack is the biased law, not p. ``residual`` is the normalised one.
+    """
 
     word: str
     p: float
     q: float
     overlap: float
     residual: float
+    repair_mass: float
+    resample_mass: float
 
 
 @dataclass(frozen=True, slots=True)
