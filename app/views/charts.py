@@ -8,13 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.views import fmt
 from witness.trace import Bar, BlockTrace, DraftStep, Totals
 
 WIDTH = 640
-PLOT_TOP = 28
-PLOT_HEIGHT = 150
-LABEL_Y = PLOT_TOP + PLOT_HEIGHT + 18
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,91 +19,422 @@ class Rect:
     y: float
     width: float
     height: float
-    series: str  # css class suffix: p, q, overlap, residual, target, draft
-    label: str  # value text, drawn above the bar and read as the bar's title
+    series: str  # css class suffix: accepted, repair, resample, target, draft
+    label: str  # value text, read as the rect's title
+
+
+# --------------------------------------------------------------------------- the repair picture
+#
+# One stacked bar per token at the block's focus position: min(p, q) (what an accepted draft
+# gives the token) at the bottom, the mass a rejection gives it on top, and p as an outline
+# with a mark at its top. With repair on the top is (1 − α)·residual and the stack fills p
+# exactly; with repair off it is (1 − α)·p, and the outline shows the gap.
+
+LEGEND_ROWS = (2.0, 18.0)  # the legend's two rows (top of each 12 px swatch)
+LEGEND_COLUMN = 250.0  # x of the legend's second column
+CALLOUT_Y = 46.0  # baseline of the focus token's label
+PLOT_TOP = 66
+PLOT_HEIGHT = 150
+BASELINE_Y = PLOT_TOP + PLOT_HEIGHT
+LABEL_Y = BASELINE_Y + 18
+VISIBLE_PX = 1.0  # a bar shorter than this is "too small to see at this scale"
+ZOOM_BELOW_PX = 4.0  # the focus bar is drawn magnified when shorter than this…
+FOCUS_PX = 16.0  # …to this height, with its numbers printed beside the marker
+STUB_PX = 6.0  # where p and the stack are both 0 at the focus, an empty stub marks the place
+CHAR_PX = 6.6  # rough width of one 12 px character, to keep the callout inside the chart
 
 
 @dataclass(frozen=True, slots=True)
-class Tick:
+class StackBar:
+    """One token's column: two stacked segments, p's outline and the mark at its top."""
+
+    word: str
+    focus: bool  # the drafted token at the focus position (always the first bar)
     x: float
+    width: float
+    accepted: Rect  # bottom: min(p, q)
+    rejection: Rect  # top: (1 − α)·residual (repair on) or (1 − α)·p (repair off)
+    outline: Rect  # p, drawn as an outline over the stack
+    mark_x1: float  # the mark at p's top, a little wider than the bar
+    mark_x2: float
+    mark_y: float
+    stub: Rect | None  # only at a focus where p and the stack are both 0
+    zoom: float  # 1 where drawn to scale; the focus bar's magnification otherwise
+    empty: bool  # p and the stack are both 0: nothing to draw
+    tick_x: float
+    value_label: str  # p, printed above the bar ("" at the focus: the callout says it)
+    value_y: float
+    title: str  # every number of the bar, read as its title
+
+    @property
+    def visible_height(self) -> float:
+        """The tallest thing drawn in the column (the focus bar's is at least 2 px)."""
+        stub = self.stub.height if self.stub is not None else 0.0
+        stack = round(self.accepted.height + self.rejection.height, 2)
+        return max(stack, self.outline.height, stub)
+
+
+@dataclass(frozen=True, slots=True)
+class LegendItem:
+    x: float
+    y: float
+    shape: str  # swatch (a filled square of the series), outline (p), marker (the focus)
+    series: str
     text: str
-    marked: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Callout:
+    """The focus token's marker and its exact numbers, readable whatever the bar's size."""
+
+    text: str
+    x: float
+    y: float
+    anchor: str  # start, middle or end: kept inside the chart
+    marker: str  # SVG path of the downward triangle above the focus bar
+    leader_x: float
+    leader_y1: float
+    leader_y2: float
+
+
+@dataclass(frozen=True, slots=True)
+class BarRow:
+    """One bar's numbers for the table under the chart."""
+
+    word: str
+    focus: bool
+    p: str
+    q: str
+    overlap: str
+    rejection: str
+    stack: str
+    relation: str  # "=" or "≠": does the stack equal p?
 
 
 @dataclass(frozen=True, slots=True)
 class BarChart:
+    """The stacked repair picture (the name is the evidence panel's, which holds one)."""
+
     title: str
     summary: str
+    identity: str  # the identity at the focus token, in numbers ("" without a focus)
+    repair: bool
+    top_series: str  # "repair" or "resample": what the upper segments are
+    top_text: str  # how the table heads the upper segment
     width: int
     height: int
-    rects: tuple[Rect, ...]
-    ticks: tuple[Tick, ...]
+    bars: tuple[StackBar, ...]
+    legend: tuple[LegendItem, ...]
+    callout: Callout | None
+    rows: tuple[BarRow, ...]
     baseline_y: float
     label_y: float
 
 
+def exact(x: float, digits: int = 2) -> str:
+    """A probability printed exactly enough to read a tiny one: 0.120, 0.0021, 3.2e-05.
+
+    From 0.01 up, three places; below, ``digits`` significant figures (never "<0.001": the
+    repair picture's point is that a tiny p is still a number that adds up).
+    """
+    if x <= 0:
+        return "0"
+    if x >= 0.01 and digits <= 3:
+        return f"{x:.3f}"
+    return f"{x:.{digits}g}"
+
+
+def apart(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` printed with just enough digits that unequal values read unequal."""
+    digits = 2
+    while exact(a, digits) == exact(b, digits) and digits < 6 and not _fills(a, b):
+        digits += 1
+    return exact(a, digits), exact(b, digits)
+
+
+def focus_alpha(block: BlockTrace) -> float:
+    """α at the block's focus position (the drafted token the picture is about)."""
+    assert block.focus is not None
+    return block.drafts[block.focus].alpha
+
+
+def rejection_mass(alpha: float) -> float:
+    """1 − α, the mass a rejection spreads (never below 0 where rounding puts α over 1)."""
+    return max(0.0, 1.0 - alpha)
+
+
+def identity_text(bar: Bar, alpha: float, repair: bool) -> str:
+    """The stack of one bar in numbers, e.g. "'cat': min(p, q) 0.120 + (1 − α) 0.380 ×
+    residual 0.210 = 0.200 = p" (repair on), or with ``≠`` and the resampled p (repair off)."""
+    one_minus = exact(rejection_mass(alpha))
+    if repair:
+        total = bar.overlap + bar.repair_mass
+        return (
+            f"'{bar.word}': min(p, q) {exact(bar.overlap)} + (1 − α) {one_minus} × residual "
+            f"{exact(bar.residual)} = {exact(total)} = p"
+        )
+    total = bar.overlap + bar.resample_mass
+    relation = "=" if _fills(total, bar.p) else "≠"
+    stack, p = apart(total, bar.p)
+    return (
+        f"'{bar.word}': min(p, q) {exact(bar.overlap)} + (1 − α) {one_minus} × p {exact(bar.p)}"
+        f" = {stack} {relation} p {p}"
+    )
+
+
+def _fills(total: float, p: float) -> bool:
+    return abs(total - p) <= 1e-12
+
+
+def _top_mass(b: Bar, repair: bool) -> float:
+    return b.repair_mass if repair else b.resample_mass
+
+
 def repair_chart(block: BlockTrace, repair: bool = True) -> BarChart:
-    """p, q, min(p, q) and the residual at the block's focus position, over its top tokens."""
+    """The stacked picture at the block's focus: min(p, q) + rejection mass against p."""
+    series = "repair" if repair else "resample"
+    top_text = "(1 − α)·residual" if repair else "(1 − α)·p"
+    if block.focus is None or not block.bars:
+        return BarChart(
+            title=f"Block {block.index + 1}: nothing drafted, no repair picture",
+            summary=(
+                f"Block {block.index + 1} drafted nothing (one token was left): nothing was "
+                "accepted or rejected, so there is no repair picture."
+            ),
+            identity="",
+            repair=repair,
+            top_series=series,
+            top_text=top_text,
+            width=WIDTH,
+            height=LABEL_Y + 10,
+            bars=(),
+            legend=_legend(repair),
+            callout=None,
+            rows=(),
+            baseline_y=BASELINE_Y,
+            label_y=LABEL_Y,
+        )
+    alpha = focus_alpha(block)
     bars = block.bars
-    top = max(max(b.p, b.q, b.residual) for b in bars) or 1.0
+    top = max(max(b.p, b.overlap + _top_mass(b, repair)) for b in bars) or 1.0
+    unit = PLOT_HEIGHT / top
     group = WIDTH / len(bars)
-    bar_w = group * 0.8 / 4
-    rects: list[Rect] = []
-    ticks: list[Tick] = []
-    drafted = block.drafts[block.focus].word
-    for i, b in enumerate(bars):
-        x0 = i * group + group * 0.1
-        for j, (series, value) in enumerate(_series(b)):
-            h = PLOT_HEIGHT * value / top
-            rects.append(
-                Rect(
-                    x=round(x0 + j * bar_w, 2),
-                    y=round(PLOT_TOP + PLOT_HEIGHT - h, 2),
-                    width=round(bar_w - 1, 2),
-                    height=round(h, 2),
-                    series=series,
-                    label=f"{series} {fmt.prob(value)}",
-                )
-            )
-        ticks.append(Tick(round(i * group + group / 2, 2), b.word, marked=b.word == drafted))
+    stacks = tuple(
+        _stack_bar(i, b, group, unit, repair, focus=i == 0, alpha=alpha) for i, b in enumerate(bars)
+    )
     where = "first rejection" if block.result.first_rejection is not None else "last drafted token"
+    rows = tuple(_row(b, i == 0, repair) for i, b in enumerate(bars))
     return BarChart(
         title=(
-            f"Block {block.index + 1}, draft {block.focus + 1} ({where}): p, q, min(p, q), residual"
+            f"Block {block.index + 1}, draft {block.focus + 1} ({where}): min(p, q) + "
+            f"{top_text} against p, token by token"
         ),
-        summary=_repair_summary(block, repair),
+        summary=_repair_summary(block, repair, stacks, alpha),
+        identity=identity_text(bars[0], alpha, repair),
+        repair=repair,
+        top_series=series,
+        top_text=top_text,
         width=WIDTH,
         height=LABEL_Y + 10,
-        rects=tuple(rects),
-        ticks=tuple(ticks),
-        baseline_y=PLOT_TOP + PLOT_HEIGHT,
+        bars=stacks,
+        legend=_legend(repair),
+        callout=_callout(stacks[0], bars[0], alpha),
+        rows=rows,
+        baseline_y=BASELINE_Y,
         label_y=LABEL_Y,
     )
 
 
-def _series(b: Bar) -> tuple[tuple[str, float], ...]:
-    return (("p", b.p), ("q", b.q), ("overlap", b.overlap), ("residual", b.residual))
-
-
-def _repair_summary(block: BlockTrace, repair: bool) -> str:
-    d = block.drafts[block.focus]
-    if block.result.first_rejection is not None and not repair:
-        return (
-            f"The draft proposed '{d.word}' with q = {fmt.prob(d.q)} but the target gives it "
-            f"p = {fmt.prob(d.p)}. Repair is off, so the target resampled p itself (not the "
-            f"residual) and gave '{block.final_word}'."
-        )
-    if block.result.first_rejection is not None:
-        top = ", ".join(f"'{w}' {fmt.prob(r)}" for w, r in block.residual_top[:3])
-        return (
-            f"The draft proposed '{d.word}' with q = {fmt.prob(d.q)} but the target gives it "
-            f"p = {fmt.prob(d.p)}. The residual max(0, p − q), normalised, puts its mass on "
-            f"{top}; it gave '{block.final_word}'."
-        )
-    return (
-        f"Every draft of this block was accepted; at the last one, '{d.word}', "
-        f"p = {fmt.prob(d.p)} and q = {fmt.prob(d.q)}. The bonus token came from p."
+def _stack_bar(
+    i: int, b: Bar, group: float, unit: float, repair: bool, *, focus: bool, alpha: float
+) -> StackBar:
+    lower, upper = b.overlap, _top_mass(b, repair)
+    tallest = max(b.p, lower + upper)
+    zoom = 1.0
+    if focus and 0 < tallest * unit < ZOOM_BELOW_PX:
+        zoom = FOCUS_PX / (tallest * unit)
+    scale = unit * zoom
+    # Round the edges, not the heights, so the segments meet and add up to their top exactly.
+    y_mid = round(BASELINE_Y - lower * scale, 2)
+    y_top = round(BASELINE_Y - (lower + upper) * scale, 2)
+    y_p = round(BASELINE_Y - b.p * scale, 2)
+    x = round(i * group + group * 0.2, 2)
+    width = round(group * 0.6, 2)
+    name, formula = (
+        ("repair mass", "(1 − α)·residual") if repair else ("resample mass", "(1 − α)·p")
     )
+    accepted = Rect(
+        x,
+        y_mid,
+        width,
+        round(BASELINE_Y - y_mid, 2),
+        "accepted",
+        f"accepted mass min(p, q) {exact(lower)}",
+    )
+    rejection = Rect(
+        x,
+        y_top,
+        width,
+        round(y_mid - y_top, 2),
+        "repair" if repair else "resample",
+        f"{name} {formula} {exact(upper)}",
+    )
+    outline = Rect(x, y_p, width, round(BASELINE_Y - y_p, 2), "p", f"p {exact(b.p)}")
+    stub = None
+    if focus and tallest == 0:
+        stub = Rect(x, BASELINE_Y - STUB_PX, width, STUB_PX, "stub", f"'{b.word}': p = 0")
+    relation = "=" if _fills(lower + upper, b.p) else "≠"
+    stack, p = apart(lower + upper, b.p)
+    scale_note = f"; drawn ×{zoom:.0f}, not to scale" if zoom != 1.0 else ""
+    return StackBar(
+        word=b.word,
+        focus=focus,
+        x=x,
+        width=width,
+        accepted=accepted,
+        rejection=rejection,
+        outline=outline,
+        mark_x1=round(x - 4, 2),
+        mark_x2=round(x + width + 4, 2),
+        mark_y=y_p,
+        stub=stub,
+        zoom=zoom,
+        empty=tallest == 0,
+        tick_x=round(i * group + group / 2, 2),
+        value_label="" if focus else exact(b.p),
+        value_y=round(min(y_p, y_top) - 4, 2),
+        title=(
+            f"'{b.word}': min(p, q) {exact(lower)} + {formula} {exact(upper)} = "
+            f"{stack} {relation} p {p} (q {exact(b.q)}, α {alpha:.3f})"
+            f"{scale_note}"
+        ),
+    )
+
+
+def _legend(repair: bool) -> tuple[LegendItem, ...]:
+    first, second = LEGEND_ROWS
+    top = (
+        LegendItem(LEGEND_COLUMN, first, "swatch", "repair", "(1 − α)·residual: repair mass")
+        if repair
+        else LegendItem(
+            LEGEND_COLUMN, first, "swatch", "resample", "(1 − α)·p: resampled (repair off)"
+        )
+    )
+    return (
+        LegendItem(0, first, "swatch", "accepted", "min(p, q): accepted mass"),
+        top,
+        LegendItem(0, second, "outline", "p", "p (target): outline and top mark"),
+        LegendItem(
+            LEGEND_COLUMN,
+            second,
+            "marker",
+            "focus",
+            "the drafted token at the focus (▲ under its bar)",
+        ),
+    )
+
+
+def _callout(bar: StackBar, b: Bar, alpha: float) -> Callout:
+    zoom = f" · drawn ×{bar.zoom:.0f}" if bar.zoom != 1.0 else ""
+    text = f"'{b.word}': p {exact(b.p)} · q {exact(b.q)} · α {alpha:.3f}{zoom}"
+    centre = bar.x + bar.width / 2
+    half = len(text) * CHAR_PX / 2
+    if centre - half < 0:
+        x, anchor = max(0.0, bar.x), "start"
+    elif centre + half > WIDTH:
+        x, anchor = min(float(WIDTH), bar.x + bar.width), "end"
+    else:
+        x, anchor = centre, "middle"
+    tip = min(bar.outline.y, bar.rejection.y, bar.stub.y if bar.stub else BASELINE_Y) - 2
+    cx = round(centre, 2)
+    marker = f"M {round(cx - 6, 2)} {round(tip - 8, 2)} h 12 l -6 8 z"
+    return Callout(
+        text=text,
+        x=round(x, 2),
+        y=CALLOUT_Y,
+        anchor=anchor,
+        marker=marker,
+        leader_x=cx,
+        leader_y1=CALLOUT_Y + 4,
+        leader_y2=round(tip - 8, 2),
+    )
+
+
+def _row(b: Bar, focus: bool, repair: bool) -> BarRow:
+    upper = _top_mass(b, repair)
+    stack, p = apart(b.overlap + upper, b.p)
+    return BarRow(
+        word=b.word,
+        focus=focus,
+        p=p,
+        q=exact(b.q),
+        overlap=exact(b.overlap),
+        rejection=exact(upper),
+        stack=stack,
+        relation="=" if _fills(b.overlap + upper, b.p) else "≠",
+    )
+
+
+def _repair_summary(
+    block: BlockTrace, repair: bool, stacks: tuple[StackBar, ...], alpha: float
+) -> str:
+    d = block.drafts[block.focus] if block.focus is not None else None
+    assert d is not None
+    bars = block.bars
+    parts: list[str] = []
+    rejected = block.result.first_rejection is not None
+    if not block.result.verified:
+        parts.append(
+            f"Verify is off: nothing checked '{d.word}', and the block emitted its drafts as "
+            "they came, so the output follows q. The stacks show what a verifying server "
+            "would emit here."
+        )
+    elif rejected:
+        parts.append(
+            f"The draft proposed '{d.word}' with q = {exact(d.q)} but the target gives it "
+            f"p = {exact(d.p)}; it was rejected."
+        )
+    else:
+        parts.append(
+            f"Every draft of this block was accepted (the bonus token came from p); the "
+            f"picture is the law at the last one, '{d.word}'."
+        )
+    if repair:
+        parts.append(
+            "Each bar stacks min(p, q), the mass an accepted draft gives a token, under "
+            f"(1 − α)·residual, the mass the repair gives it (α = {alpha:.3f}): the two fill p "
+            "exactly, bar by bar, which is why speculative sampling emits exactly p."
+        )
+    else:
+        parts.append(
+            "Repair is off, so a rejection resamples p itself: each bar stacks min(p, q) under "
+            f"(1 − α)·p (α = {alpha:.3f}), and the stack is not p: every token with q ≥ p "
+            "gets more than p, so the output leans toward what the draft likes."
+        )
+    parts.append(identity_text(bars[0], alpha, repair) + ".")
+    final = block.final_word
+    if block.result.verified and rejected and final is not None:
+        drawn = next((b for b in bars[1:] if b.word == final), None)
+        verb = "Repaired to" if repair else "Resampled to"
+        if drawn is not None:
+            parts.append(f"{verb} {identity_text(drawn, alpha, repair)}.")
+        else:
+            parts.append(f"{verb} '{final}' (not among the bars drawn).")
+    focus = stacks[0]
+    if focus.zoom != 1.0:
+        parts.append(
+            f"The bar of '{focus.word}' is too small to draw to scale: it is drawn "
+            f"{focus.zoom:.0f}× taller than the others, its numbers printed above it."
+        )
+    elif focus.stub is not None:
+        parts.append(f"p('{focus.word}') is 0: an empty stub marks its place.")
+    tiny = [s.word for s in stacks[1:] if not s.empty and s.visible_height < VISIBLE_PX]
+    if tiny:
+        listed = ", ".join(f"'{w}'" for w in tiny)
+        parts.append(
+            f"Too small to see at this scale (under 1 px): {listed}; the table has their numbers."
+        )
+    return " ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,6 +73,7 @@ class Ending:
     residual: tuple[tuple[str, str, bool], ...]  # (word, probability, the token drawn)
     token: str
     draw: str  # how the token was drawn, e.g. "u = 0.42 picks 'and' by inverse CDF"
+    identity: str = ""  # min(p, q) + (1 − α)·residual = p at the rejected token, in numbers
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,6 +375,7 @@ def _ending(block: BlockTrace, verify: bool, repair: bool) -> Ending:
             (),
             final,
             draw,
+            words.identity(block, repair=False),
         )
     return Ending(
         "repair",
@@ -383,4 +385,5 @@ def _ending(block: BlockTrace, verify: bool, repair: bool) -> Ending:
         tuple((w, fmt.prob(x), w == final) for w, x in block.residual_top),
         final,
         draw,
+        words.identity(block, repair=True),
     )

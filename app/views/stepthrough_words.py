@@ -7,6 +7,7 @@ so a learner who reads the evidence and one who walks the step-through hear the 
 from __future__ import annotations
 
 from app.views import fmt
+from app.views.charts import focus_alpha, identity_text
 from witness.trace import BlockTrace, DraftStep
 
 LISTED = 6  # drafts named one by one in a narration; the table shows every one
@@ -73,6 +74,23 @@ def narration(
     return (
         f"Repair is off: the target resampled p at draft {r + 1} and gave '{block.final_word}', "
         f"biased toward what the draft likes; {gives}."
+    )
+
+
+def identity(block: BlockTrace, repair: bool) -> str:
+    """One sentence: the stack min(p, q) + (1 − α)·residual = p at the rejected token, in
+    its numbers (with repair off, that min(p, q) + (1 − α)·p is not p); "" without a focus."""
+    if block.focus is None or not block.bars:
+        return ""
+    stack = identity_text(block.bars[0], focus_alpha(block), repair)
+    if repair:
+        return (
+            f"The identity behind it, at the rejected {stack}; the same stack fills p at every "
+            "token, so acceptance and repair together emit exactly p."
+        )
+    return (
+        f"Without the residual the stack no longer equals p, at the rejected {stack}; "
+        "min(p, q) + (1 − α)·p is the biased law repair-off emits, not p."
     )
 
 

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.state.query import parse_state
+from app.views.charts import exact
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from tests.app.forms import find
 from tests.app.view_models import page_view, step_of, trace_of
@@ -34,6 +35,7 @@ DEFAULT_NARRATIONS = (
     "the block emits 2 tokens for one target pass.",
 )
 
+
 def step(client: TestClient, query: str, **headers: str) -> Any:
     return client.get(f"/station/step?{query}", headers=headers)
 
@@ -48,6 +50,12 @@ def st_of(response: Any) -> StepThroughView:
 def narration_of(html: str) -> str:
     m = re.search(r'data-testid="st-narration">([^<]*)<', html)
     assert m is not None, "no narration on screen"
+    return unescape(m.group(1))
+
+
+def identity_of(html: str) -> str:
+    m = re.search(r'data-testid="st-identity">([^<]*)<', html)
+    assert m is not None, "no identity sentence on screen"
     return unescape(m.group(1))
 
 
@@ -343,6 +351,58 @@ def test_repair_off_says_the_target_resampled_p(client: TestClient) -> None:
     assert st.steps[-1].title == "Resample from p"
     assert st.ending is not None and st.ending.kind == "resample"
     assert st.ending.residual == ()
+
+
+def _focus_numbers(query: str) -> tuple[Any, float]:
+    """The selected block's focus bar (its rejected token) and α there, from the trace."""
+    state = parse_state(parse_qsl(query))
+    trace = trace_of(state.settings)
+    block = trace.blocks[selected_block(state, trace)]
+    assert block.result.first_rejection is not None and block.focus is not None
+    return block.bars[0], block.drafts[block.focus].alpha
+
+
+def test_the_repair_step_states_the_identity_with_the_focus_numbers(client: TestClient) -> None:
+    bar, alpha = _focus_numbers(SKIP)
+    r = step(client, f"{SKIP}&sub=4")
+    st = st_of(r)
+    assert st.current is not None and st.current.kind == "repair"
+    assert st.ending is not None
+    sentence = st.ending.identity
+    stack = (
+        f"'{bar.word}': min(p, q) {exact(bar.overlap)} + (1 − α) {exact(1 - alpha)} × residual "
+        f"{exact(bar.residual)} = {exact(bar.overlap + bar.repair_mass)} = p"
+    )
+    assert f"at the rejected {stack};" in sentence
+    assert exact(bar.overlap + bar.repair_mass) == exact(bar.p)  # the numbers add up to p
+    assert "emit exactly p" in sentence
+    assert sentence.endswith(".") and sentence.count(". ") == 0  # one sentence
+    assert identity_of(r.text) == sentence
+
+
+def test_with_repair_off_the_step_says_the_stack_is_not_p(client: TestClient) -> None:
+    query = f"{SKIP}&repair=off"
+    bar, alpha = _focus_numbers(query)
+    r = step(client, f"{query}&sub=4")
+    st = st_of(r)
+    assert st.ending is not None and st.ending.kind == "resample"
+    sentence = st.ending.identity
+    assert sentence.startswith("Without the residual the stack no longer equals p")
+    assert (
+        f"'{bar.word}': min(p, q) {exact(bar.overlap)} + (1 − α) {exact(1 - alpha)} × p "
+        f"{exact(bar.p)} = " in sentence
+    )
+    assert " ≠ p " in sentence
+    assert abs(bar.overlap + bar.resample_mass - bar.p) > 1e-6  # and the trace agrees
+    assert sentence.endswith(".") and sentence.count(". ") == 0
+    assert identity_of(r.text) == sentence
+
+
+def test_only_a_rejection_states_the_identity(client: TestClient) -> None:
+    end = st_of(step(client, f"{SKIP}&block=1&sub=6")).ending  # all accepted: bonus
+    assert end is not None and end.kind == "bonus" and end.identity == ""
+    end = st_of(step(client, f"{SKIP}&verify=off&sub=2")).ending
+    assert end is not None and end.kind == "unchecked" and end.identity == ""
 
 
 def test_all_accepted_ends_with_the_bonus_token_from_p(client: TestClient) -> None:
