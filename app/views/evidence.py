@@ -12,7 +12,7 @@ from witness.trace import BlockTrace, RequestTrace
 
 # Shape and words as well as colour: a learner who cannot tell the colours apart still reads
 # which token was kept, thrown away, repaired or given as a bonus.
-KIND_MARK = {"accepted": "✓", "rejected": "✗", "repaired": "↻", "bonus": "+", "unchecked": "?"}
+KIND_MARK = {"accepted": "✓", "rejected": "✗", "repaired": "R", "bonus": "+", "unchecked": "?"}
 KIND_LABEL = {
     "accepted": "accepted",
     "rejected": "rejected draft",

@@ -59,6 +59,10 @@ class SweepChart:
     current_dx: int
     optimum_anchor: str
     optimum_dx: int
+    # Each label has its own row under the legend (baselines in the SVG's units), so the
+    # legend, "optimum" and "now k" never overlap, whatever k is, even at projector size.
+    optimum_y: float
+    current_y: float
     summary: str
     rows: tuple[tuple[str, str, str], ...]  # (k, measured, expected) for the table
 
@@ -127,6 +131,8 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
         current_dx=-4 if settings.k > 8 else 4,
         optimum_anchor="end" if best > 8 else "start",
         optimum_dx=-4 if best > 8 else 4,
+        optimum_y=TOP + 13.0,
+        current_y=TOP + 32.0,
         summary=summary,
         rows=tuple(
             (str(p.k), fmt.speedup(p.speedup_measured), fmt.speedup(p.speedup_expected))
