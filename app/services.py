@@ -13,16 +13,19 @@ from functools import partial
 
 from app.rendering.memo import Memo
 from witness import RequestCache, RequestTrace, Settings, serve_request
+from witness.ensemble import Comparison, Ensemble, compare, serve_ensemble
 from witness.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first_token_check
 from witness.modes import Mode, mode_of
-from witness.sweep import KSweep, sweep_k
+from witness.request import ServedPath, serve_path
+from witness.sweep import KSweep, MeasuredPoint, measure_k, sweep_from
 
 # The live evidence samples a quick slice of the current mode; the full three-mode slice
 # (100 000 blocks each) is the Next panel's job. 10 000 blocks keep a slider move in budget.
 QUICK_SLICE_BLOCKS = 10_000
 SLICE_BLOCKS = 100_000
 # Entries per cache: a trace is ~50-100 KB of small objects, a slice a few KB.
-TRACES, QUICK_CHECKS, SWEEPS, SLICES = 256, 256, 128, 64
+TRACES, QUICK_CHECKS, SWEEPS, SLICES, ENSEMBLES = 256, 256, 128, 64, 256
+PATHS = 4096  # a path is its α per drafted position: at most 256 floats, ~6 kB
 
 
 class Witness:
@@ -36,7 +39,10 @@ class Witness:
         self._quick: Memo[FirstTokenCheck] = Memo(
             partial(_first_token_check, cache=c), QUICK_CHECKS
         )
-        self._sweeps: Memo[KSweep] = Memo(partial(sweep_k, cache=c), SWEEPS)
+        self._sweeps: Memo[tuple[MeasuredPoint, ...]] = Memo(partial(measure_k, cache=c), SWEEPS)
+        # One request's passes, kept per seed: neighbouring seeds' ensembles share all but one.
+        self._paths: Memo[ServedPath] = Memo(partial(serve_path, cache=c), PATHS)
+        self._ensembles: Memo[Ensemble] = Memo(partial(serve_ensemble, path=self._paths), ENSEMBLES)
         self._slices: Memo[EvaluationSlice] = Memo(partial(_evaluate, cache=c), SLICES)
 
     def trace(self, settings: Settings) -> RequestTrace:
@@ -55,9 +61,22 @@ class Witness:
         )
         return self._quick(key, mode_of(settings.verify, settings.repair))
 
+    def ensemble(self, settings: Settings) -> Ensemble:
+        """The state's seeded requests, from which every verdict is drawn: a request's path
+        does not depend on the draft cost or the workload's timings, only its price does."""
+        return self._ensembles(_untimed(settings).model_copy(update={"draft_cost": 0.0}))
+
+    def compare(self, before: Settings, after: Settings) -> Comparison:
+        """Is ``after`` faster than ``before``, over the same seeded requests?"""
+        return compare(
+            self.ensemble(before), before.draft_cost, self.ensemble(after), after.draft_cost
+        )
+
     def sweep(self, settings: Settings) -> KSweep:
-        """Speedup against k: it does not depend on the instrument's own k."""
-        return self._sweeps(settings.model_copy(update={"k": 1}))
+        """Speedup against k: the measured requests do not depend on the instrument's own k
+        or cost; the formula's curve takes the state's α and cost."""
+        key = _untimed(settings).model_copy(update={"k": 1, "draft_cost": 0.0})
+        return sweep_from(self._sweeps(key), self.ensemble(settings).alpha, settings.draft_cost)
 
     def slice(self, settings: Settings) -> EvaluationSlice:
         """The evaluation slice runs every mode, and its timings are not part of it."""
@@ -73,9 +92,15 @@ class Witness:
             "quick_checks": len(self._quick),
             "sweeps": len(self._sweeps),
             "slices": len(self._slices),
+            "ensembles": len(self._ensembles),
+            "paths": len(self._paths),
             **self.cache.sizes(),
         }
 
+
+def _untimed(settings: Settings) -> Settings:
+    """The settings without the workload's timings, which only price a request."""
+    return settings.model_copy(update={"tpot_ms": 30.0, "ttft_ms": 200.0})
 
 
 def _first_token_check(key: Settings, mode: Mode, *, cache: RequestCache) -> FirstTokenCheck:

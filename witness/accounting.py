@@ -45,15 +45,21 @@ def speedup_expected(alpha: float, k: int, c: float, *, verify: bool) -> float |
     return 1.0 / c if c > 0 else None  # unbounded when drafting is free
 
 
-def totals(s: Settings, blocks: Sequence[BlockTrace]) -> Totals:
-    """The request's totals from its blocks (the last one's passes count even if cut short)."""
+def totals(s: Settings, blocks: Sequence[BlockTrace], first_alpha: float) -> Totals:
+    """The request's totals from its blocks.
+
+    The last block drafts only what is left, so draft passes are counted block by block.
+    ``mean_alpha`` is over every drafted position; a request that drafted nothing (one token
+    to generate, verified) takes ``first_alpha``, the acceptance rate where it would have.
+    """
     n = s.tokens
     target_passes = len(blocks) if s.verify else 0
-    draft_passes = s.k * len(blocks)
+    draft_passes = sum(len(b.drafts) for b in blocks)
     accepted = sum(b.result.accepted for b in blocks) if s.verify else 0
     rejected = sum(b.result.first_rejection is not None for b in blocks)
     cost = cost_units(target_passes, draft_passes, s.draft_cost)
-    mean_alpha = float(np.mean([d.alpha for b in blocks for d in b.drafts]))
+    alphas = [d.alpha for b in blocks for d in b.drafts]
+    mean_alpha = float(np.mean(alphas)) if alphas else first_alpha
     return Totals(
         tokens=n,
         blocks=len(blocks),

@@ -28,6 +28,10 @@ LAW_CACHE = 2048
 # A request uses three grids (draft, accept, final) and the quick slice three more; the
 # evaluation slice's are n x k (up to 100 000 x 16 floats, 12.8 MB), so only a few are kept.
 GRID_CACHE = 8
+# A served request's grids are small (tokens x k <= 256 x 16 floats, 32 kB) and an ensemble
+# of seeded requests needs three per seed, so they are kept apart and many more of them.
+SMALL_GRID = 256 * 16
+SMALL_GRID_CACHE = 512
 
 
 class UniformGrids:
@@ -37,19 +41,22 @@ class UniformGrids:
     alone): `RequestCache(grids=...)`.
     """
 
-    def __init__(self, maxsize: int = GRID_CACHE) -> None:
+    def __init__(self, maxsize: int = GRID_CACHE, small: int = SMALL_GRID_CACHE) -> None:
         # lru_cache is thread-safe: two threads may compute one grid twice (it is pure), but
         # the bookkeeping is never corrupted. Bound per instance, so it dies with its owner.
         self._grid = lru_cache(maxsize=maxsize)(block_uniforms)
+        self._small = lru_cache(maxsize=small)(block_uniforms)
 
     def __call__(self, seed: int, n: int, k: int, stream: Stream) -> FloatArray:
-        return self._grid(seed, n, k, stream)
+        grid = self._small if n * k <= SMALL_GRID else self._grid
+        return grid(seed, n, k, stream)
 
     def __len__(self) -> int:
-        return self._grid.cache_info().currsize
+        return self._grid.cache_info().currsize + self._small.cache_info().currsize
 
     def clear(self) -> None:
         self._grid.cache_clear()
+        self._small.cache_clear()
 
 
 class RequestCache:

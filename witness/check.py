@@ -30,18 +30,22 @@ def distribution_check(
     seen: Sequence[Law],
     cache: RequestCache,
 ) -> DistributionCheck:
-    """The check over ``seen``, the laws of every drafted position, for output ``out``."""
+    """The check over ``seen``, the laws of every drafted position, for output ``out``.
+
+    A token a plain target pass emitted (the last one, when one token was left to draft
+    for) is p's own draw and adds nothing to check."""
     mode = mode_of(s.verify, s.repair)
     tv = np.array([law.tv(mode) for law in seen])
     baseline_match: bool | None = None
     if s.greedy:
         baseline_match = greedy_decoding(models, prompt, s.tokens, cache) == out
-    tv_max = float(tv.max())
+    # A request that drafted nothing (one token left, verified) emitted p's own draw: TV 0.
+    tv_max = float(tv.max()) if tv.size else 0.0
     return DistributionCheck(
         mode=mode,
         greedy=s.greedy,
         tv_max=tv_max,
-        tv_mean=float(tv.mean()),
+        tv_mean=float(tv.mean()) if tv.size else 0.0,
         keeps_target=tv_max <= EXACT,
         matches_greedy_baseline=baseline_match,
     )

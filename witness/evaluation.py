@@ -143,7 +143,8 @@ class FirstTokenCheck:
     blocks: int
     chi_square: ChiSquare
     tv_empirical: float
-    keeps_target: bool
+    tv_exact: float  # the mode's exact law at this position against p
+    keeps_target: bool  # the sample's verdict: no evidence against p at SIGNIFICANCE
 
 
 def first_token_check(
@@ -168,6 +169,9 @@ def first_token_check(
         blocks=sim.n,
         chi_square=chi,
         tv_empirical=float(total_variation_unchecked(share, p)),
+        tv_exact=float(
+            total_variation_unchecked(output_distribution(p, q, verify=verify, repair=repair), p)
+        ),
         keeps_target=chi.p_value > SIGNIFICANCE,
     )
 

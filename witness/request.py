@@ -27,7 +27,7 @@ from witness.trace import BlockTrace, DraftStep, Kind, RequestTrace
 # The served request's entry point and what callers ask of it; `Mode`, `mode_of` and
 # `RequestTrace` live in witness.modes and witness.trace and are re-exported for the app,
 # which imports them from here.
-__all__ = ["Mode", "RequestTrace", "mode_of", "serve_request"]
+__all__ = ["Mode", "RequestTrace", "ServedPath", "mode_of", "serve_path", "serve_request"]
 
 
 def serve_request(settings: Settings, *, cache: RequestCache | None = None) -> RequestTrace:
@@ -42,16 +42,12 @@ def serve_request(settings: Settings, *, cache: RequestCache | None = None) -> R
     out: list[int] = []
     blocks: list[BlockTrace] = []
     seen: list[Law] = []  # every drafted position's laws, for the exact check
-    # Every block emits at least one token, so `tokens` blocks always suffice; the keyed
-    # uniforms come as whole grids (shared with simulate_blocks through the cache).
-    n, k = settings.tokens, settings.k
-    draws = _Draws(
-        cache.uniforms(settings.seed, n, k, Stream.DRAFT),
-        cache.uniforms(settings.seed, n, k, Stream.ACCEPT),
-        cache.uniforms(settings.seed, n, 1, Stream.FINAL)[:, 0],
-    )
+    draws = _draws(cache, settings)
     while len(out) < settings.tokens:
-        trace, laws = _serve_block(models, cache, settings, draws, len(blocks), prompt_ids, out)
+        drafts = _drafts(settings, len(out))
+        trace, laws = _serve_block(
+            models, cache, settings, draws, len(blocks), prompt_ids, out, drafts
+        )
         blocks.append(trace)
         seen.extend(laws)
         out.extend(trace.result.emitted[: len(trace.emitted_words)])
@@ -62,9 +58,82 @@ def serve_request(settings: Settings, *, cache: RequestCache | None = None) -> R
         vocab_size=models.size,
         text=detokenize([models.vocab[i] for i in out]),
         blocks=tuple(blocks),
-        totals=totals(settings, blocks),
+        totals=totals(settings, blocks, _first_alpha(models, cache, settings, prompt_ids, seen)),
         check=distribution_check(settings, models, prompt_ids, out, seen, cache),
     )
+
+
+def _first_alpha(
+    models: TinyModels, cache: RequestCache, s: Settings, prompt: list[int], seen: list[Law]
+) -> float:
+    """α at the request's first drafted position (needed only when nothing was drafted)."""
+    if seen:
+        return seen[0].alpha
+    before, prev = context_pair(models, prompt)
+    return cache.law(s.match, s.greedy, before, prev).alpha
+
+
+@dataclass(frozen=True, slots=True)
+class ServedPath:
+    """What a request did, without its trace: enough to price it and to pool its α."""
+
+    target_passes: int
+    draft_passes: int
+    alphas: tuple[float, ...]  # α at every drafted position, in order
+    first_alpha: float  # α where the first draft is (or would be) made
+
+
+def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> ServedPath:
+    """`serve_request`'s passes and α alone: the same blocks, none of the trace.
+
+    The ensembles behind every verdict (`witness.ensemble`) serve dozens of requests per
+    state; this skips what only a learner reads (draft steps, the repair picture, the text,
+    the exact check), so each costs about half as much. Always equal to the trace's totals.
+    """
+    cache = RequestCache() if cache is None else cache
+    models = tiny_models()
+    prompt_ids, _ = models.encode(settings.prompt)
+    out: list[int] = []
+    alphas: list[float] = []
+    draws = _draws(cache, settings)
+    blocks = 0
+    while len(out) < settings.tokens:
+        drafts = _drafts(settings, len(out))
+        _, laws, result = _draft_and_verify(
+            models, cache, settings, draws, blocks, prompt_ids + out, drafts
+        )
+        alphas.extend(law.alpha for law in laws)
+        out.extend(result.emitted[: settings.tokens - len(out)])
+        blocks += 1
+    seen_first = alphas[0] if alphas else _first_alpha(models, cache, settings, prompt_ids, [])
+    return ServedPath(
+        target_passes=blocks if settings.verify else 0,
+        draft_passes=len(alphas),
+        alphas=tuple(alphas),
+        first_alpha=seen_first,
+    )
+
+
+def _draws(cache: RequestCache, s: Settings) -> _Draws:
+    # Every block emits at least one token, so `tokens` blocks always suffice; the keyed
+    # uniforms come as whole grids (shared with simulate_blocks through the cache).
+    n, k = s.tokens, s.k
+    return _Draws(
+        cache.uniforms(s.seed, n, k, Stream.DRAFT),
+        cache.uniforms(s.seed, n, k, Stream.ACCEPT),
+        cache.uniforms(s.seed, n, 1, Stream.FINAL)[:, 0],
+    )
+
+
+def _drafts(s: Settings, emitted: int) -> int:
+    """How many tokens the next block drafts.
+
+    A server drafts no further than the request goes: a verified block of j drafts emits at
+    most j + 1 tokens, so it drafts room - 1 (none for the last token: a plain target pass);
+    unverified drafts are the output, so it drafts room.
+    """
+    room = s.tokens - emitted
+    return min(s.k, room - 1 if s.verify else room)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +153,32 @@ def _serve_block(
     b: int,
     prompt: list[int],
     out: list[int],
+    drafts: int,
 ) -> tuple[BlockTrace, list[Law]]:
     context = prompt + out
-    u_draft, u_accept, u_final = draws.draft[b], draws.accept[b], float(draws.final[b])
+    u_accept, u_final = draws.accept[b], float(draws.final[b])
+    draft, laws, result = _draft_and_verify(models, cache, s, draws, b, context, drafts)
+    steps = tuple(
+        _draft_step(models, i, draft[i], laws[i], float(u_accept[i]), result) for i in range(drafts)
+    )
+    return _block_trace(models, s, b, context, out, draft, laws, steps, result, u_final), laws
+
+
+def _draft_and_verify(
+    models: TinyModels,
+    cache: RequestCache,
+    s: Settings,
+    draws: _Draws,
+    b: int,
+    context: list[int],
+    drafts: int,
+) -> tuple[list[int], list[Law], BlockResult]:
+    """One block: draft ``drafts`` tokens from q, then verify them in one target pass."""
+    u_draft = draws.draft[b]
     before, prev = context_pair(models, context)
     draft: list[int] = []
     laws: list[Law] = []
-    for i in range(s.k):  # the draft is autoregressive: each token extends the context
+    for i in range(drafts):  # the draft is autoregressive: each token extends the context
         law = cache.law(s.match, s.greedy, before, prev)
         x = sample_from_cdf(law.q, law.q_cdf, float(u_draft[i]))
         draft.append(x)
@@ -102,16 +190,13 @@ def _serve_block(
         p_rows,
         [law.q for law in laws],
         draft,
-        u_accept,
-        u_final,
+        draws.accept[b],
+        float(draws.final[b]),
         verify=s.verify,
         repair=s.repair,
         residual_at=lambda i: laws[i].residual,
     )
-    steps = tuple(
-        _draft_step(models, i, draft[i], laws[i], float(u_accept[i]), result) for i in range(s.k)
-    )
-    return _block_trace(models, s, b, context, out, draft, laws, steps, result, u_final), laws
+    return draft, laws, result
 
 
 def _block_trace(
@@ -129,8 +214,10 @@ def _block_trace(
     """The block's record; its emitted tokens are cut to what the request still needs."""
     room = s.tokens - len(out)
     kinds = _kinds(result)[:room]
-    focus = result.first_rejection if result.first_rejection is not None else s.k - 1
-    bars, top = repair_picture(models.vocab, laws[focus], draft[focus])
+    # The focus is the first rejection, else the last draft; a block that drafted nothing
+    # (one token left) has no focus and no repair picture.
+    focus = result.first_rejection if result.first_rejection is not None else len(draft) - 1
+    bars, top = repair_picture(models.vocab, laws[focus], draft[focus]) if draft else ((), ())
     rejected = result.first_rejection
     final = result.repair_token if result.repair_token is not None else result.bonus_token
     return BlockTrace(
@@ -144,7 +231,7 @@ def _block_trace(
         rejected_word=models.vocab[draft[rejected]] if rejected is not None else None,
         final_word=models.vocab[final] if final is not None else None,
         u_final=u_final,
-        focus=focus,
+        focus=focus if draft else None,
         bars=bars,
         residual_top=top,
         truncated=len(result.emitted) - len(kinds),

@@ -1,9 +1,16 @@
 """The draft-length sweep: speedup against k, measured on served requests beside the formula.
 
-Each k re-serves the same request (same seed, so the same keyed uniforms); the expected
-curve uses the acceptance rate realised over all those requests (every drafted position of
-every k), so both curves speak of the same draft-target pair and neither depends on which k
-the instrument shows now. The optimum is `optimal_k` of that alpha and cost.
+Each k re-serves the request on screen (same seed, so the same keyed uniforms): that curve
+is one request per k, the worked example, and it is labelled so. The formula's curve uses
+the station's α (`witness.ensemble`: the mean acceptance rate over every position the
+seeded requests of the current state visit), so its value at the current k is the same
+"expected" speedup the evidence and the gates quote. The formula assumes one α at every
+position; a real request's α varies from position to position and a block's run of
+acceptances stops at its first low-α position, which is why, at large k, the measured curve
+sits under the formula.
+
+The optimum is honest about the slider's range (`draft_length_optimum`), and break-even is
+given per k (`break_even_cost`): "α > c" is only the k = 1 rule.
 """
 
 from __future__ import annotations
@@ -11,27 +18,39 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from witness.accounting import cost_units, measured_speedup
 from witness.cache import RequestCache
+from witness.ensemble import serve_ensemble
 from witness.request import serve_request
 from witness.settings import Settings, field_bounds
-from witness.theory import expected_speedup, optimal_k, speculation_pays
+from witness.theory import (
+    break_even_cost,
+    draft_length_optimum,
+    expected_speedup,
+    speculation_pays,
+)
 from witness.trace import plain
+
+K_MAX = int(field_bounds("k")["max"])
 
 
 @dataclass(frozen=True, slots=True)
 class SweepPoint:
     k: int
-    speedup_measured: float | None
-    speedup_expected: float
+    speedup_measured: float | None  # one request (the one on screen) at this k
+    speedup_expected: float  # the formula at the station's α
     tokens_per_pass: float | None
+    break_even_cost: float  # the draft cost at which this k stops paying, by the formula
 
 
 @dataclass(frozen=True, slots=True)
 class KSweep:
-    alpha: float
+    alpha: float  # the station's α for the current state (see witness.ensemble)
     draft_cost: float
-    optimal_k: int
-    pays: bool
+    optimal_k: int  # the formula's best k within 1..k_max
+    optimal_k_unconstrained: int | None  # over every k; None: the speedup rises without end
+    speedup_limit: float | None  # what it rises toward then (inf: unbounded)
+    pays: bool  # some k pays by the formula: α > c, the k = 1 break-even
     points: tuple[SweepPoint, ...]
 
     def to_dict(self) -> dict[str, Any]:
@@ -39,33 +58,69 @@ class KSweep:
         return out
 
 
-def sweep_k(settings: Settings, *, cache: RequestCache | None = None) -> KSweep:
-    """Serve the request at every allowed k; the formula's curve and optimum beside it.
+@dataclass(frozen=True, slots=True)
+class MeasuredPoint:
+    """The request on screen at one k: what it emitted and how many passes of each model."""
 
-    The sixteen requests share ``cache`` (a fresh one when None): they visit many of the
-    same contexts.
+    k: int
+    tokens: int
+    target_passes: int
+    draft_passes: int
+
+    def speedup(self, c: float) -> float | None:
+        return measured_speedup(self.tokens, cost_units(self.target_passes, self.draft_passes, c))
+
+
+def measure_k(
+    settings: Settings, *, cache: RequestCache | None = None
+) -> tuple[MeasuredPoint, ...]:
+    """The request on screen served at every allowed k.
+
+    Neither the current k nor the draft cost changes what is measured here (the cost only
+    prices the passes), so one measurement serves every k and c of the instrument.
     """
     cache = RequestCache() if cache is None else cache
-    k_max = int(field_bounds("k")["max"])
-    served = [
-        serve_request(settings.model_copy(update={"k": k}), cache=cache).totals
-        for k in range(1, k_max + 1)
-    ]
-    positions = sum(t.draft_passes for t in served)
-    alpha = sum(t.mean_alpha * t.draft_passes for t in served) / positions
+    out = []
+    for k in range(1, K_MAX + 1):
+        t = serve_request(settings.model_copy(update={"k": k}), cache=cache).totals
+        out.append(MeasuredPoint(k, t.tokens, t.target_passes, t.draft_passes))
+    return tuple(out)
+
+
+def sweep_from(measured: tuple[MeasuredPoint, ...], alpha: float, c: float) -> KSweep:
+    """The sweep from its measured points and the station's α at draft cost ``c``."""
+    optimum = draft_length_optimum(alpha, c, K_MAX)
     points = tuple(
         SweepPoint(
-            k=k,
-            speedup_measured=t.speedup_measured,
-            speedup_expected=float(expected_speedup(alpha, k, settings.draft_cost)),
-            tokens_per_pass=t.tokens_per_pass,
+            k=m.k,
+            speedup_measured=m.speedup(c),
+            speedup_expected=float(expected_speedup(alpha, m.k, c)),
+            tokens_per_pass=m.tokens / m.target_passes if m.target_passes else None,
+            break_even_cost=float(break_even_cost(alpha, m.k)),
         )
-        for k, t in enumerate(served, start=1)
+        for m in measured
     )
     return KSweep(
         alpha=alpha,
-        draft_cost=settings.draft_cost,
-        optimal_k=optimal_k(alpha, settings.draft_cost, k_max),
-        pays=speculation_pays(alpha, settings.draft_cost),
+        draft_cost=c,
+        optimal_k=optimum.k,
+        optimal_k_unconstrained=optimum.unconstrained,
+        speedup_limit=optimum.limit,
+        pays=speculation_pays(alpha, c),
         points=points,
     )
+
+
+def sweep_k(
+    settings: Settings, *, alpha: float | None = None, cache: RequestCache | None = None
+) -> KSweep:
+    """Serve the request at every allowed k; the formula's curve and optimum beside it.
+
+    ``alpha`` is the station's α for ``settings`` (computed from its ensemble when None).
+    The requests share ``cache`` (a fresh one when None): they visit many of the same
+    contexts.
+    """
+    cache = RequestCache() if cache is None else cache
+    if alpha is None:
+        alpha = serve_ensemble(settings, cache=cache).alpha
+    return sweep_from(measure_k(settings, cache=cache), alpha, settings.draft_cost)

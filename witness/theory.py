@@ -6,6 +6,8 @@ is the last axis of an array, so a ``[k, V]`` stack of rows is handled in one ca
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -221,8 +223,110 @@ def optimal_k(alpha: float, c: float, k_max: int = 32) -> int:
     return int(ks[np.argmax(np.round(speedups, 12))])
 
 
+def break_even_cost(alpha: ArrayLike, k: ArrayLike) -> FloatArray | float:
+    """The draft cost at which draft length ``k`` stops paying: the formula's speedup is 1.
+
+    Notes
+    -----
+    .. math:: c^*(\\alpha, k) = \\frac{E[\\text{tokens}](\\alpha, k) - 1}{k}
+
+    At ``k = 1`` this is ``alpha`` (the familiar "alpha > c" rule); at larger k it is smaller
+    whenever alpha < 1, so the k = 1 rule says nothing about whether k = 4 pays.
+
+    Examples
+    --------
+    >>> round(break_even_cost(0.44, 1), 12), round(break_even_cost(0.44, 4), 4)
+    (0.44, 0.1891)
+    """
+    kk = np.asarray(k)
+    if kk.dtype.kind not in "iu" or (kk < 1).any():
+        raise ValueError("k must be a positive integer")
+    tokens = np.asarray(expected_tokens_per_pass(alpha, kk))
+    return _scalar_or_array((tokens - 1.0) / kk)
+
+
+def break_even_alpha(k: int, c: float) -> float:
+    """The acceptance rate draft length ``k`` needs to pay at draft cost ``c``.
+
+    The α at which the formula's speedup is 1: ``sum_{j<=k} alpha^j = 1 + k c``. At ``k = 1``
+    it is ``c``; longer drafts need more. It is 1 when ``c >= 1`` (only certain acceptance
+    breaks even then).
+
+    Examples
+    --------
+    >>> round(break_even_alpha(1, 0.45), 12), round(break_even_alpha(4, 0.45), 4)
+    (0.45, 0.7051)
+    """
+    if k < 1:
+        raise ValueError("k must be a positive integer")
+    if c <= 0.0:
+        return 0.0
+    if c >= 1.0:
+        return 1.0
+    # The series rises strictly in alpha on [0, 1], from 1 to k + 1: bisect to 1e-12.
+    lo, hi = 0.0, 1.0
+    for _ in range(45):
+        mid = (lo + hi) / 2
+        if float(expected_tokens_per_pass(mid, k)) < 1.0 + k * c:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+# How far the unconstrained optimum is searched: past it the speedup only falls (for c > 0
+# and alpha < 1 it peaks well below 1 / c draft tokens; 4096 covers every alpha < 1 - 1e-3).
+_K_SEARCH = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Optimum:
+    """The formula's best draft length, honest about the slider's range.
+
+    ``k`` is the best within ``1..k_max``; ``unconstrained`` the best over every k >= 1, or
+    None when the speedup rises with k without end (alpha = 1, or a free draft c = 0), in
+    which case ``limit`` is the value it rises toward (inf when unbounded).
+    """
+
+    k: int
+    k_max: int
+    unconstrained: int | None
+    limit: float | None
+
+    @property
+    def past_range(self) -> bool:
+        """The best k is beyond the slider (or there is none): k_max is only the edge."""
+        return self.unconstrained is None or self.unconstrained > self.k_max
+
+
+def draft_length_optimum(alpha: float, c: float, k_max: int) -> Optimum:
+    """`optimal_k` within the range, and whether a better k lies past it.
+
+    Examples
+    --------
+    >>> draft_length_optimum(0.8, 0.05, 16)
+    Optimum(k=8, k_max=16, unconstrained=8, limit=None)
+    >>> draft_length_optimum(0.937, 0.05, 16).unconstrained
+    18
+    >>> draft_length_optimum(1.0, 0.05, 16)
+    Optimum(k=16, k_max=16, unconstrained=None, limit=20.0)
+    """
+    inside = optimal_k(alpha, c, k_max)
+    if alpha >= 1.0 or c == 0.0:
+        # (k + 1) / (k c + 1) rises toward 1 / c; with c = 0 every extra token is free.
+        if alpha >= 1.0:
+            limit = 1.0 / c if c > 0 else float("inf")
+        else:
+            limit = 1.0 / (1.0 - alpha)
+        return Optimum(inside, k_max, None, limit)
+    return Optimum(inside, k_max, optimal_k(alpha, c, _K_SEARCH), None)
+
+
 def speculation_pays(alpha: float, c: float) -> bool:
-    """Whether any draft length beats plain decoding: exactly when ``alpha > c``.
+    """Whether *some* draft length beats plain decoding: exactly when ``alpha > c``.
+
+    This is the k = 1 break-even (`break_even_cost` at k = 1), and it answers "does any k
+    pay?", not "does this k pay?": for that, compare c with ``break_even_cost(alpha, k)``.
 
     Notes
     -----

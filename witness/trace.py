@@ -62,7 +62,7 @@ class BlockTrace:
     rejected_word: str | None
     final_word: str | None
     u_final: float
-    focus: int
+    focus: int | None  # None: the block drafted nothing (one token was left)
     bars: tuple[Bar, ...]
     residual_top: tuple[tuple[str, float], ...]
     truncated: int

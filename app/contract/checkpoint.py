@@ -15,9 +15,11 @@ from app.services import Witness
 from app.state.query import StationState
 from app.views.evidence import first_rejection_text
 from app.views.gates import invariant_view, verdict_view
-from witness import Settings, optimal_k
-from witness.settings import field_bounds
-from witness.theory import speculation_pays
+from app.views.judgement import optimum_sentence, savings
+from witness import Settings
+from witness.ensemble import Ensemble
+from witness.sweep import K_MAX
+from witness.theory import break_even_alpha, draft_length_optimum, speculation_pays
 from witness.trace import RequestTrace
 
 
@@ -38,7 +40,8 @@ def checkpoint(state: StationState, witness: Witness) -> dict[str, Any]:
     s = state.settings
     trace = witness.trace(s)
     t = trace.totals
-    gates = invariant_view(trace, s)
+    ens = witness.ensemble(s)
+    gates = invariant_view(trace, ens, s)
     return {
         "object": OBJECT_ID,
         "prediction": _prediction(state, trace, witness),
@@ -64,8 +67,8 @@ def checkpoint(state: StationState, witness: Witness) -> dict[str, Any]:
             "correctness": gates.correctness.sentence,
             "savings": gates.savings.sentence,
         },
-        "speedupBoundary": speedup_boundary(s, t.mean_alpha),
-        "nextRepair": next_repair(s, trace),
+        "speedupBoundary": speedup_boundary(s, ens),
+        "nextRepair": next_repair(s, trace, ens),
         "settings": s.model_dump(),
         "url": state.url(),
     }
@@ -81,7 +84,7 @@ def _prediction(
     pred = state.prediction
     if pred is None:
         return None
-    verdict = verdict_view(pred, witness.trace(pred.base), trace, state.settings)
+    verdict = verdict_view(pred, witness.compare(pred.base, state.settings), trace, state.settings)
     return {
         "intervention": pred.intervention.value,
         "expectFaster": pred.expect_faster,
@@ -91,49 +94,54 @@ def _prediction(
     }
 
 
-def speedup_boundary(s: Settings, alpha: float) -> dict[str, Any]:
-    """Where speculation stops paying for this workload: alpha <= c, whatever k."""
-    k_max = int(field_bounds("k")["max"])
-    best = optimal_k(alpha, s.draft_cost, k_max)
-    pays = speculation_pays(alpha, s.draft_cost)
-    if pays:
-        sentence = (
-            f"Speculation pays while α > c = {s.draft_cost:.2f}; at α = {alpha:.2f} "
-            f"the best draft length is k = {best}."
-        )
-    else:
-        sentence = (
-            f"Speculation does not pay here: α = {alpha:.2f} ≤ c = {s.draft_cost:.2f}, "
-            "so every draft length costs more than plain decoding."
-        )
+def speedup_boundary(s: Settings, ens: Ensemble) -> dict[str, Any]:
+    """Where the current k stops paying for this workload: the gate's numbers, saved.
+
+    ``breakEvenAlpha`` is the acceptance rate the current k needs at this draft cost (at
+    k = 1 it is c; longer drafts need more), ``meanAlpha`` the station's α, ``pays`` the
+    savings gate's verdict over the seeded requests, ``optimalK`` the formula's best k
+    within the slider's range (the sentence says when a better one lies past it).
+    """
+    judged = savings(ens, s)
+    optimum = draft_length_optimum(ens.alpha, s.draft_cost, K_MAX)
+    sweep_words = optimum_sentence(ens.alpha, s.draft_cost, optimum)
     return {
         "draftCost": s.draft_cost,
-        "breakEvenAlpha": s.draft_cost,
-        "meanAlpha": round(alpha, 6),
-        "optimalK": best,
-        "pays": pays,
-        "sentence": sentence,
+        "breakEvenAlpha": round(break_even_alpha(s.k, s.draft_cost), 6),
+        "meanAlpha": round(ens.alpha, 6),
+        "optimalK": optimum.k,
+        "pays": judged.status == "holds",
+        "sentence": f"{judged.sentence} {sweep_words}",
     }
 
 
-def next_repair(s: Settings, trace: RequestTrace) -> str:
+def next_repair(s: Settings, trace: RequestTrace, ens: Ensemble) -> str:
     """The one change the witness suggests next, correctness first."""
-    alpha = trace.totals.mean_alpha
+    alpha = ens.alpha
     if not s.verify:
         return "Turn target verification back on: without it the output is the draft's q."
     if not trace.check.keeps_target:
         return "Turn sampling repair back on: only the residual keeps the target distribution."
+    optimum = draft_length_optimum(alpha, s.draft_cost, K_MAX)
+    status = savings(ens, s).status
     if not speculation_pays(alpha, s.draft_cost):
         return (
-            f"Cheapen the draft or raise the match: speculation pays only while α > c "
+            f"Cheapen the draft or raise the match: no draft length pays while α ≤ c "
             f"(α = {alpha:.2f}, c = {s.draft_cost:.2f})."
         )
-    best = optimal_k(alpha, s.draft_cost, int(field_bounds("k")["max"]))
+    best = optimum.k
     if s.k > best:
         return (
-            f"Shorten k to {best}: past the optimum every extra draft is paid for "
-            "and mostly thrown away."
+            f"Shorten k toward {best}, the formula's optimum: past it every extra draft is "
+            "paid for and mostly thrown away."
         )
     if s.k < best:
-        return f"Lengthen k to {best}: a longer draft spreads each target pass over more tokens."
+        return (
+            f"Lengthen k toward {best}: a longer draft spreads each target pass over more tokens."
+        )
+    if status != "holds":
+        return (
+            f"Cheapen the draft or raise the match: at k = {s.k} the savings are not shown "
+            f"over the seeded requests (α = {alpha:.2f}, c = {s.draft_cost:.2f})."
+        )
     return "Keep these settings and falsify the claim under the evaluation slice (station 09)."

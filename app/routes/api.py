@@ -17,7 +17,6 @@ from app.services import Witness
 from witness import Settings, acceptance_rate, output_distribution, residual
 from witness.evaluation import evaluate, first_position
 from witness.lm import tiny_models
-from witness.sweep import sweep_k
 
 router = APIRouter(prefix="/api", tags=["witness"])
 SettingsQuery = Annotated[Settings, Query()]
@@ -36,7 +35,7 @@ def trace(request: Request, settings: SettingsQuery) -> RequestTrace:
 @router.get("/sweep", summary="Speedup against draft length k, measured and expected")
 def sweep(request: Request, settings: SettingsQuery) -> KSweep:
     # Not the page's cached sweep: that one is keyed without k, and this answer names it.
-    return sweep_k(settings, cache=_witness(request).cache)
+    return _witness(request).sweep(settings)
 
 
 @router.get("/distributions", summary="Exact laws at the request's first drafted position")

@@ -71,16 +71,18 @@ class Row:
 
 
 PREDICTION_QUESTION = (
-    "Before the evidence: which ONE intervention makes this served request faster while "
-    "preserving the target distribution? Faster than now? Distribution kept?"
+    "Before the evidence: pick the intervention you would test first. Which do you expect to "
+    "make this served request faster while keeping the target distribution (more than one "
+    "may qualify)? Faster than now? Distribution kept?"
 )
 GATE_QUESTIONS = (
     "Which gate — correctness or savings — holds in this state? Name the number on this "
     "sheet that shows each.",
     "Switch sampling repair off at these settings: which gate fails, what happens to the "
-    "exact TV to p, and why does the speedup hardly change?",
-    "Raise the draft cost c until speculation stops paying. Using the mean α on this sheet, "
-    "at about which c does the savings gate fail, and why there?",
+    "exact TV to p, and does the speedup over the seeded requests change beyond noise? Why?",
+    "Raise the draft cost c until speculation stops paying at this k. Using the break-even "
+    "cost on this sheet, at about which c does the savings gate fail, and why is it below "
+    "α, the break-even of k = 1?",
     "Can the savings gate hold while the correctness gate fails? Name the setting that does "
     "it and what the output distribution becomes.",
 )
@@ -110,8 +112,24 @@ def evidence_rows(view: LiveView) -> tuple[Row, ...]:
     if e is None:
         return ()
     rows = [Row(f.label, f.value, f.note, f"ws-figure-{i}") for i, f in enumerate(e.figures, 1)]
-    t, c = view.trace.totals, view.trace.check
-    rows.append(Row("Mean α", f"{t.mean_alpha:.3f}", "realised over the drafted positions"))
+    t, c, s = view.trace.totals, view.trace.check, view.settings
+    rows.append(
+        Row(
+            "Station α",
+            f"{e.alpha:.3f}",
+            f"mean over every drafted position of the seeded requests; this request's own "
+            f"{t.mean_alpha:.3f}",
+        )
+    )
+    if e.break_even_measured is not None and e.break_even_formula is not None:
+        rows.append(
+            Row(
+                f"Break-even draft cost at k = {s.k}",
+                f"{e.break_even_measured:.2f}",
+                f"measured over the seeded requests; {e.break_even_formula:.2f} by the "
+                f"formula; k = 1 breaks even at c = α",
+            )
+        )
     rows.append(Row("Exact TV to p", fmt.distance(c.tv_max), e.exact_check, "ws-tv", True))
     rows.append(Row("First rejection", e.first_rejection, "", "ws-first-rejection", True))
     return tuple(rows)

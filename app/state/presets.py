@@ -48,8 +48,8 @@ PRESETS: tuple[Preset, ...] = (
     Preset(
         "draft-too-slow",
         "Draft too slow (c near α)",
-        "The draft costs almost as much as the agreement saves: with α close to c, speculation "
-        "stops paying.",
+        "The draft costs almost as much as the agreement saves: at k = 4 this is slower than "
+        "plain decoding, and α is so close to c that even k = 1 barely breaks even.",
         "Which k, if any, makes this faster than plain decoding? Check the sweep.",
         {"match": 0.0, "k": 4, "draft_cost": 0.45},
         names_answer=True,
@@ -58,7 +58,7 @@ PRESETS: tuple[Preset, ...] = (
         "k-past-optimum",
         "k past its optimum",
         "Every extra draft is paid for, but most are thrown away after the first rejection: "
-        "this request is slower than at the optimum k.",
+        "over the seeded requests k = 16 is slower than the formula's optimum k.",
         "Where is the optimum on the sweep, and why does the curve fall after it?",
         {"match": 0.6, "k": 16, "draft_cost": 0.1},
         names_answer=True,
@@ -66,8 +66,8 @@ PRESETS: tuple[Preset, ...] = (
     Preset(
         "unsafe-shortcut",
         "The unsafe shortcut (repair off)",
-        "On a rejection the target resamples p instead of the residual: just as fast, but the "
-        "output over-weights what the draft likes.",
+        "On a rejection the target resamples p instead of the residual: no faster beyond noise "
+        "over the seeded requests, and the output over-weights what the draft likes.",
         "Which gate fails, and by how much? Does the sampled check catch it?",
         {"match": 0.3, "k": 4, "draft_cost": 0.1, "repair": False},
         names_answer=True,
@@ -92,7 +92,7 @@ PRESETS: tuple[Preset, ...] = (
         "p-equals-q",
         "p = q",
         "The draft is the target: nothing is ever rejected, the residual is never needed, and "
-        "every block emits k + 1 tokens.",
+        "every full block emits k + 1 tokens (the last drafts only what is left).",
         "What limits the speedup when every draft is accepted?",
         {"match": 1.0, "k": 8, "draft_cost": 0.05},
         names_answer=True,

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from app.contract.route import Intervention
 from app.state.query import BASE_FIELDS, INTERVENTION_LABELS, Prediction
 from app.views import fmt
+from app.views.judgement import change_sentence, savings
 from witness import Settings
+from witness.ensemble import Comparison, Ensemble
 from witness.trace import BlockTrace, RequestTrace
 
 
@@ -19,8 +21,21 @@ from witness.trace import BlockTrace, RequestTrace
 class Gate:
     name: str
     holds: bool
-    status: str  # "holds" / "fails": read aloud and printed, never colour alone
+    status: str  # holds / fails / undecided / void: read aloud and printed, never colour alone
     sentence: str
+
+    @property
+    def mark(self) -> str:
+        return GATE_MARKS[self.status]
+
+    @property
+    def word(self) -> str:
+        return GATE_WORDS[self.status]
+
+
+# Shape as well as colour: ✓ holds, ✗ fails, ~ within noise, – not earned (nothing verified).
+GATE_MARKS = {"holds": "✓", "fails": "✗", "undecided": "~", "void": "–"}
+GATE_WORDS = {"holds": "holds", "fails": "fails", "undecided": "undecided", "void": "not earned"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,12 +46,22 @@ class InvariantView:
 
 
 def correctness_gate(trace: RequestTrace) -> Gate:
-    c = trace.check
+    c, drafted = trace.check, trace.totals.draft_passes > 0
     if c.keeps_target:
-        if c.greedy:
+        if not drafted:
+            why = "nothing was drafted (one token to generate), so the token came from p itself."
+        elif c.mode == "no_verify":
+            why = (
+                "nothing was verified, but here the draft's q equals p, so its output is p by "
+                "luck of the pair, not by the method."
+            )
+        elif c.greedy:
             why = "greedy verification reproduces the target's own greedy text token for token."
-        elif c.mode == "no_repair":  # e.g. p = q: nothing is ever rejected, so repair is idle
-            why = "no draft was ever rejected here, so the missing repair never acted."
+        elif c.mode == "no_repair":
+            why = (
+                "p = q at every drafted position, so no draft can be rejected and the missing "
+                "repair never acts."
+            )
         else:
             why = "residual repair keeps p exactly."
         return Gate("Correctness", True, "holds", f"Correctness holds: {why}")
@@ -52,40 +77,28 @@ def correctness_gate(trace: RequestTrace) -> Gate:
     return Gate("Correctness", False, "fails", f"Correctness fails: {why}")
 
 
-def savings_gate(trace: RequestTrace, s: Settings) -> Gate:
-    t = trace.totals
-    if not s.verify:
-        return Gate(
-            "Savings",
-            True,
-            "holds",
-            "Savings hold trivially: no target pass at all, "
-            f"{fmt.speedup(t.speedup_measured)} — because nothing checks the draft.",
-        )
-    speed = t.speedup_measured or 0.0
-    passes = f"{t.target_passes} target passes instead of {t.baseline_target_passes}"
-    if speed > 1.0:
-        return Gate(
-            "Savings",
-            True,
-            "holds",
-            f"Savings hold: {passes}, {fmt.speedup(speed)} at draft cost {s.draft_cost:.2f}.",
-        )
-    return Gate(
-        "Savings",
-        False,
-        "fails",
-        f"Savings fail: {passes}, but with draft cost {s.draft_cost:.2f} and mean α "
-        f"{t.mean_alpha:.2f} the request costs more than plain decoding ({fmt.speedup(speed)}).",
-    )
+def savings_gate(ens: Ensemble, s: Settings) -> Gate:
+    """Judged over the state's seeded requests, never from the one on screen alone."""
+    judged = savings(ens, s)
+    return Gate("Savings", judged.status == "holds", judged.status, judged.sentence)
 
 
-def invariant_view(trace: RequestTrace, s: Settings) -> InvariantView:
-    correct, saves = correctness_gate(trace), savings_gate(trace, s)
-    if correct.holds and saves.holds and s.verify:
-        summary = "Both gates hold: this speedup claim stands."
-    elif not correct.holds:
+def invariant_view(trace: RequestTrace, ens: Ensemble, s: Settings) -> InvariantView:
+    correct, saves = correctness_gate(trace), savings_gate(ens, s)
+    if not correct.holds:
         summary = "Lossless needs repair: the speedup claim falls at the correctness gate."
+    elif saves.status == "void":
+        summary = (
+            "Nothing was verified: there is no speculative speedup to claim, only the draft "
+            "model running alone."
+        )
+    elif saves.status == "holds":
+        summary = "Both gates hold: this speedup claim stands."
+    elif saves.status == "undecided":
+        summary = (
+            "Speed needs agreement: the savings are within noise of plain decoding, so the "
+            "claim is not shown."
+        )
     else:
         summary = "Speed needs agreement: the claim falls at the savings gate."
     return InvariantView(correct, saves, summary)
@@ -135,52 +148,39 @@ class VerdictView:
     held_correctness: bool | None
 
 
-def verdict_view(
-    pred: Prediction, before: RequestTrace, now: RequestTrace, s: Settings
-) -> VerdictView:
+def verdict_view(pred: Prediction, cmp: Comparison, now: RequestTrace, s: Settings) -> VerdictView:
+    """The learner's prediction against the evidence: speed from the paired comparison of
+    the prediction's base and the current state over the same seeded requests."""
     if pred.intervention is Intervention.SKIP:
         recorded = "You skipped the prediction (recorded as a skip)."
     else:
         recorded = (
             f"You predicted: {INTERVENTION_LABELS[pred.intervention]}" + _expectations(pred) + "."
         )
-    b, n = before.totals.speedup_measured, now.totals.speedup_measured
     kept = now.check.keeps_target
     kept_text = (
         "The distribution was kept."
         if kept
         else (f"The distribution was not kept (TV {fmt.distance(now.check.tv_max)}).")
     )
+    faster: bool | None
     if all(getattr(pred.base, f) == getattr(s, f) for f in BASE_FIELDS):
         sentence = (
-            f"Nothing has changed since the prediction: {fmt.speedup(n)}. {kept_text} "
-            "Move the instrument to test it."
+            f"Nothing has changed since the prediction ({fmt.speedup(cmp.after.mean)}, the "
+            f"mean over {cmp.n} seeded requests). {kept_text} Move the instrument to test it."
         )
         faster = None
     else:
-        faster, word = _compare(b, n)
-        sentence = (
-            f"{describe_change(pred.base, s)} made it {word}: "
-            f"{fmt.speedup(b)} → {fmt.speedup(n)}. {kept_text}"
-        )
+        faster = cmp.change == "faster"
+        sentence = f"{change_sentence(cmp.change, describe_change(pred.base, s), cmp)} {kept_text}"
     held_speed, held_correct = _held(pred, faster, kept)
     return VerdictView(
-        recorded, sentence, _judgement(pred, held_speed, held_correct), held_speed, held_correct
+        recorded,
+        sentence,
+        _judgement(pred, held_speed, held_correct, cmp.change if faster is not None else None),
+        held_speed,
+        held_correct,
     )
-
-
-SAME_SPEED = 0.005  # below the 2-decimal display: "no faster", never "slower: 1.90× → 1.90×"
-
-
-def _compare(before: float | None, now: float | None) -> tuple[bool, str]:
-    """Was it faster, and the word for it; None is an unbounded (zero-cost) speedup."""
-    if before is None or now is None:
-        if before is None and now is None:
-            return False, "no faster"
-        return (True, "faster") if now is None else (False, "slower")
-    if abs(now - before) < SAME_SPEED:
-        return False, "no faster"
-    return (True, "faster") if now > before else (False, "slower")
 
 
 def _expectations(pred: Prediction) -> str:
@@ -200,10 +200,24 @@ def _held(pred: Prediction, faster: bool | None, kept: bool) -> tuple[bool | Non
     return speed, correct
 
 
-def _judgement(pred: Prediction, speed: bool | None, correct: bool | None) -> str:
+def _judgement(
+    pred: Prediction, speed: bool | None, correct: bool | None, change: str | None
+) -> str:
     if pred.intervention is Intervention.SKIP:
         return "No prediction to judge; the gates above stand on their own."
-    checks = [(g, ok) for g, ok in (("speed", speed), ("correctness", correct)) if ok is not None]
+    noise = (
+        " (The speed change is within noise, so it does not count as faster.)"
+        if change == "within noise" and speed is not None
+        else ""
+    )
+    return _held_words(_checks(speed, correct)) + noise
+
+
+def _checks(speed: bool | None, correct: bool | None) -> list[tuple[str, bool]]:
+    return [(g, ok) for g, ok in (("speed", speed), ("correctness", correct)) if ok is not None]
+
+
+def _held_words(checks: list[tuple[str, bool]]) -> str:
     if not checks:
         return "You named no expectation that the evidence can judge yet."
     held = [g for g, ok in checks if ok]
@@ -218,6 +232,11 @@ def _judgement(pred: Prediction, speed: bool | None, correct: bool | None) -> st
 def narration(block: BlockTrace, s: Settings) -> str:
     """The verification step in words, for the aria-live region."""
     parts = [f"Block {block.index + 1}."]
+    if not block.drafts:
+        return (
+            f"Block {block.index + 1}. One token left, so nothing was drafted: a plain target "
+            f"pass gave '{block.final_word}' from p."
+        )
     source = "the residual" if s.repair else "resampling from p"
     for d in block.drafts:
         if d.accepted is None:

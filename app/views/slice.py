@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from app.views import fmt
 from witness import Settings
+from witness.check import EXACT
 from witness.evaluation import EvaluationSlice, ModeCheck
 from witness.modes import mode_of
 
@@ -21,7 +22,6 @@ TITLES = {
     "no_verify": "Verify off (plain draft sampling)",
 }
 H_WIDTH, H_HEIGHT, H_TOP, H_BOTTOM = 320, 150, 10.0, 110.0
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,21 +62,25 @@ class SliceView:
     rows: tuple[ModeRow, ...]
     summary: str
     greedy_note: str
+    alpha_note: str
 
 
-def slice_view(ev: EvaluationSlice, settings: Settings) -> SliceView:
+def slice_view(ev: EvaluationSlice, settings: Settings, station_alpha: float) -> SliceView:
     current = mode_of(settings.verify, settings.repair)
     rows = tuple(_row(m, m.mode == current) for m in ev.modes)
     by = {m.mode: m for m in ev.modes}
     lossless, shortcut, unverified = by["lossless"], by["no_repair"], by["no_verify"]
     summary = (
-        f"Lossless keeps p ({_verdict(lossless)}) at {fmt.speedup(lossless.speedup_measured)}; "
-        f"the unsafe shortcut runs at {fmt.speedup(shortcut.speedup_measured)} and "
-        f"{'fails' if not shortcut.keeps_target else 'passes'} the check "
-        f"(p-value {fmt.p_value(shortcut.chi_square.p_value)}); verify off runs at "
-        f"{fmt.speedup(unverified.speedup_measured)} and "
-        f"{'fails' if not unverified.keeps_target else 'passes'} "
-        f"(TV {fmt.distance(unverified.tv_exact)})."
+        f"Lossless: {_finding(lossless)}, at {fmt.speedup(lossless.speedup_measured)}; "
+        f"the unsafe shortcut runs at {fmt.speedup(shortcut.speedup_measured)}: "
+        f"{_finding(shortcut)}; verify off runs at "
+        f"{fmt.speedup(unverified.speedup_measured)}: {_finding(unverified)}."
+    )
+    alpha_note = (
+        f"Every block here starts at the request's first position, where α = {ev.alpha:.3f}; "
+        f"the station's α, over every position whole requests draft at, is "
+        f"{station_alpha:.3f}. The speedups and their expected values are that one "
+        "position's, not a request's."
     )
     if settings.greedy:
         greedy_note = (
@@ -91,11 +95,33 @@ def slice_view(ev: EvaluationSlice, settings: Settings) -> SliceView:
             "appears as often as p says. Greedy decoding (temperature 0) is the case that is "
             "identical token for token."
         )
-    return SliceView(f"{ev.modes[0].blocks:,}", f"{ev.alpha:.3f}", rows, summary, greedy_note)
+    return SliceView(
+        f"{ev.modes[0].blocks:,}", f"{ev.alpha:.3f}", rows, summary, greedy_note, alpha_note
+    )
 
 
-def _verdict(m: ModeCheck) -> str:
-    return f"p-value {fmt.p_value(m.chi_square.p_value)}"
+def _exact_zero(m: ModeCheck) -> bool:
+    return m.tv_exact <= EXACT
+
+
+def _finding(m: ModeCheck) -> str:
+    """What the sample found beside what the exact law is: a test that fails to reject has
+    not shown agreement."""
+    p = f"p-value {fmt.p_value(m.chi_square.p_value)}"
+    exact = "exact TV 0" if _exact_zero(m) else f"exact TV {fmt.distance(m.tv_exact)}"
+    if m.keeps_target and _exact_zero(m):
+        return f"keeps p ({exact}; the sample finds no evidence against it, {p})"
+    if not m.keeps_target and not _exact_zero(m):
+        return f"does not keep p ({exact}; the sample rejects it, {p})"
+    if m.keeps_target:
+        return f"does not keep p ({exact}), though this sample missed it ({p})"
+    return f"keeps p ({exact}); the sample's rejection is a false alarm ({p})"
+
+
+def _row_verdict(m: ModeCheck) -> str:
+    if _exact_zero(m):
+        return "keeps p" if m.keeps_target else "keeps p (sample: false alarm)"
+    return "fails p" if not m.keeps_target else "fails p (the sample missed it)"
 
 
 def _row(m: ModeCheck, current: bool) -> ModeRow:
@@ -118,13 +144,13 @@ def _row(m: ModeCheck, current: bool) -> ModeRow:
         )
         for i, (word, share, p) in enumerate(m.histogram)
     )
-    keeps = m.keeps_target
+    keeps = _exact_zero(m)
     return ModeRow(
         mode=m.mode,
         title=TITLES[m.mode],
         current=current,
         keeps=keeps,
-        verdict="keeps p" if keeps else "fails p",
+        verdict=_row_verdict(m),
         p_value=fmt.p_value(m.chi_square.p_value),
         tv_sampled=f"{m.tv_empirical:.4f}",
         tv_exact=fmt.distance(m.tv_exact),

@@ -25,6 +25,7 @@ from app.views.controls import ControlsView, controls_view
 from app.views.evidence import EvidenceView, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
 from app.views.prediction import PredictionView, prediction_view
+from app.views.readout import ReadoutView, readout_view
 from app.views.slice import SliceView, slice_view
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from app.views.sweep_chart import SweepChart, sweep_chart
@@ -74,6 +75,7 @@ class LiveView:
     evidence: EvidenceView | None
     invariant: InvariantView | None
     verdict: VerdictView | None
+    readout: ReadoutView | None
     narration: str
     problems: tuple[FieldProblem, ...]
     trace: RequestTrace
@@ -118,7 +120,7 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
     s = state.settings
     trace = witness.trace(s)
     selected = selected_block(state, trace)
-    evidence = invariant = verdict = None
+    evidence = invariant = verdict = readout = None
     if state.prediction is not None:
         # One link per block: the canonical query without a block, then `block=N` (it is
         # always last), instead of re-encoding the whole state for every block.
@@ -127,9 +129,12 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
         hrefs = tuple(
             (f"{page}{sep}block={b.index}", f"{fragment}{sep}block={b.index}") for b in trace.blocks
         )
-        evidence = evidence_view(trace, s, selected, witness.quick_check(s), hrefs)
-        invariant = invariant_view(trace, s)
-        verdict = verdict_view(state.prediction, witness.trace(state.prediction.base), trace, s)
+        ens = witness.ensemble(s)
+        evidence = evidence_view(trace, s, selected, witness.quick_check(s), hrefs, ens)
+        invariant = invariant_view(trace, ens, s)
+        readout = readout_view(trace, ens, invariant, s)
+        cmp = witness.compare(state.prediction.base, s)
+        verdict = verdict_view(state.prediction, cmp, trace, s)
     return LiveView(
         state=state,
         settings=s,
@@ -139,6 +144,7 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
         evidence=evidence,
         invariant=invariant,
         verdict=verdict,
+        readout=readout,
         narration=narration(trace.blocks[selected], s) if evidence is not None else "",
         problems=state.problems,
         trace=trace,
@@ -218,7 +224,8 @@ def _slice(state: StationState, witness: Witness) -> SliceView | None:
     """The slice runs only when the learner asked for it (?slice=1)."""
     if not state.options.slice:
         return None
-    return slice_view(witness.slice(state.settings), state.settings)
+    s = state.settings
+    return slice_view(witness.slice(s), s, witness.ensemble(s).alpha)
 
 
 def _carry_instrument(state: StationState) -> dict[str, str]:

@@ -16,6 +16,8 @@ LISTED = 6  # drafts named one by one in a narration; the table shows every one
 def title(block: BlockTrace, kind: str, i: int) -> str:
     if kind == "check":
         return f"Check draft {i - 1} '{block.drafts[i - 2].word}'"
+    if not block.drafts and kind in ("draft", "bonus"):
+        return "Nothing to draft (one token left)" if kind == "draft" else "The token from p"
     return {
         "draft": f"The draft proposes {n_of(len(block.drafts), 'token')}",
         "target": "One target pass",
@@ -33,6 +35,8 @@ def narration(
     """One sentence per sub-step, in the words of the live narration (gates.narration)."""
     drafts = block.drafts
     k = len(drafts)
+    if k == 0:  # one token was left: a server drafts no further than the request goes
+        return _plain_pass(block, kind)
     if kind == "draft":
         listed = ", ".join(f"'{d.word}' (q {fmt.prob(d.q)})" for d in drafts[:LISTED])
         return (
@@ -74,6 +78,22 @@ def narration(
     return (
         f"Repair is off: the target resampled p at draft {r + 1} and gave '{block.final_word}', "
         f"biased toward what the draft likes; {gives}."
+    )
+
+
+def _plain_pass(block: BlockTrace, kind: str) -> str:
+    """A verified block that drafted nothing: one token was left to generate."""
+    if kind == "draft":
+        return (
+            f"Block {block.index + 1}, after '{' '.join(block.context)}': one token is left to "
+            "generate, so the draft proposes nothing (a block of j drafts emits up to j + 1 "
+            "tokens, and a server drafts no further than the request goes)."
+        )
+    if kind == "target":
+        return "One target pass computes p at the one position left, as plain decoding does."
+    return (
+        f"Nothing was drafted: the token '{block.final_word}' came from p, exactly as in plain "
+        "decoding; the block emits 1 token for one target pass."
     )
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.views import fmt
+from app.views.judgement import optimum_sentence
 from witness import Settings
 from witness.settings import field_bounds
 from witness.sweep import KSweep
+from witness.theory import Optimum
 
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 52.0, 620.0, 24.0, 236.0
 K_MAX = int(field_bounds("k")["max"])  # the x axis spans every k the slider offers
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,7 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
             x(p.k),
             y(p.speedup_measured),
             p.k,
-            f"k = {p.k}: measured {fmt.speedup(p.speedup_measured)}",
+            f"k = {p.k}: this request {fmt.speedup(p.speedup_measured)}",
         )
         for p in sweep.points
         if p.speedup_measured is not None
@@ -93,20 +94,35 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
             x(p.k),
             y(p.speedup_expected),
             p.k,
-            f"k = {p.k}: expected {fmt.speedup(p.speedup_expected)}",
+            f"k = {p.k}: formula {fmt.speedup(p.speedup_expected)}",
         )
         for p in sweep.points
     )
     step = 0.5 if top <= 4 else 1.0 if top <= 8 else 2.0
     y_ticks = tuple(YTick(y(i * step), f"{i * step:g}×") for i in range(int(top // step) + 1))
     best = sweep.optimal_k
-    pays = "pays" if sweep.pays else "does not pay at any k"
-    summary = (
-        f"Speedup against draft length k at match {settings.match:.2f} and draft cost "
-        f"{settings.draft_cost:.2f} (α = {sweep.alpha:.2f}): the formula's optimum is k = {best} "
-        f"({fmt.speedup(sweep.points[best - 1].speedup_expected)} expected); speculation {pays} "
-        f"(break-even at α = c = {settings.draft_cost:.2f}). The instrument is at k = {settings.k}."
+    optimum = Optimum(best, K_MAX, sweep.optimal_k_unconstrained, sweep.speedup_limit)
+    summary = " ".join(
+        part
+        for part in (
+            f"Speedup against draft length k at match {settings.match:.2f} and draft cost "
+            f"{settings.draft_cost:.2f}. Measured: the request on screen (seed "
+            f"{settings.seed}) served at each k, one request per k, so it is an example "
+            f"with the seed's noise. Expected: the formula at the station's α = "
+            f"{sweep.alpha:.3f}.",
+            _verify_off_note(settings)
+            or optimum_sentence(sweep.alpha, settings.draft_cost, optimum),
+            "" if not settings.verify else break_even_sentence_formula(sweep, settings),
+            f"The instrument is at k = {settings.k}.",
+        )
+        if part
     )
+    if optimum.unconstrained is None:
+        optimum_label = f"no finite optimum; edge k = {best}"
+    elif optimum.past_range:
+        optimum_label = f"best in range k = {best} (formula: k = {optimum.unconstrained})"
+    else:
+        optimum_label = f"optimum k = {best}"
     return SweepChart(
         width=WIDTH,
         height=HEIGHT,
@@ -124,7 +140,7 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
         x_ticks=tuple(Point(x(k), BOTTOM + 16.0, k, str(k)) for k in range(1, K_MAX + 1)),
         y_ticks=y_ticks,
         optimum_x=x(best),
-        optimum_label=f"optimum k = {best}",
+        optimum_label=optimum_label,
         current_x=x(settings.k),
         current_label=f"now k = {settings.k}",
         current_anchor="end" if settings.k > 8 else "start",
@@ -143,3 +159,28 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
 
 def _path(points: tuple[Point, ...]) -> str:
     return " ".join(f"{'M' if i == 0 else 'L'} {p.x} {p.y}" for i, p in enumerate(points))
+
+
+def _verify_off_note(s: Settings) -> str:
+    if s.verify:
+        return ""
+    return (
+        "Verify off: no target pass at any k, so the measured curve is the draft model's own "
+        f"speed (1/c = {fmt.speedup(1 / s.draft_cost if s.draft_cost else None)}), not "
+        "speculation; the formula's curve is what verification would give."
+    )
+
+
+def break_even_sentence_formula(sweep: KSweep, s: Settings) -> str:
+    """Break-even per k from the formula: the current k's, then k = 1's (the α > c rule)."""
+    here = sweep.points[s.k - 1].break_even_cost
+    verdict = "pays" if s.draft_cost < here else "does not pay"
+    first = (
+        f"By the formula, k = {s.k} pays while c < {here:.2f} (now c = {s.draft_cost:.2f}: it "
+        f"{verdict})"
+    )
+    if s.k == 1:
+        return f"{first}; at k = 1 that is the rule α > c."
+    return (
+        f"{first}; k = 1 pays while c < α = {sweep.alpha:.2f}, the familiar rule, for k = 1 only."
+    )

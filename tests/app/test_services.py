@@ -25,9 +25,20 @@ def test_each_result_is_kept_by_what_it_depends_on() -> None:
     # The quick check reads the first position only: the cost and the timings do not change it.
     assert w.quick_check(s) is w.quick_check(s.model_copy(update={"draft_cost": 0.4, "tpot_ms": 9}))
     assert w.quick_check(s) is not w.quick_check(s.model_copy(update={"repair": False}))
-    # The sweep covers every k, so the instrument's k is not part of its key.
-    assert w.sweep(s) is w.sweep(s.model_copy(update={"k": 12}))
-    assert w.sweep(s) is not w.sweep(s.model_copy(update={"draft_cost": 0.3}))
+    # The sweep's served requests cover every k and are priced afterwards: neither the
+    # instrument's k nor the cost is part of their key (only the formula's α follows k).
+    w.sweep(s)
+    served = w.sizes()["sweeps"]
+    w.sweep(s.model_copy(update={"k": 12}))
+    w.sweep(s.model_copy(update={"draft_cost": 0.3, "tpot_ms": 9}))
+    assert w.sizes()["sweeps"] == served == 1
+    # An ensemble's requests do not depend on the cost or the timings either.
+    assert w.ensemble(s) is w.ensemble(s.model_copy(update={"draft_cost": 0.3, "ttft_ms": 9}))
+    assert w.ensemble(s) is not w.ensemble(s.model_copy(update={"k": 12}))
+    # The next seed's ensemble shares all but one request with this one.
+    paths = w.sizes()["paths"]
+    w.ensemble(s.model_copy(update={"seed": s.seed + 1}))
+    assert w.sizes()["paths"] == paths + 1
     # A trace depends on everything.
     assert w.trace(s) is w.trace(Settings(match=0.5))
     assert w.trace(s) is not w.trace(s.model_copy(update={"tpot_ms": 9}))

@@ -24,7 +24,12 @@ def test_totals_add_up(s: Settings) -> None:
     assert set(words) <= set(vocab)
     assert t.blocks == len(trace.blocks)
     assert t.target_passes == (t.blocks if s.verify else 0)
-    assert t.draft_passes == s.k * t.blocks
+    assert t.draft_passes == sum(len(b.drafts) for b in trace.blocks)
+    # A block drafts no further than the request goes: room - 1 when verified (the pass adds
+    # one token of its own), room when not.
+    for b in trace.blocks:
+        room = s.tokens - b.start
+        assert len(b.drafts) == min(s.k, room - 1 if s.verify else room)
     assert t.baseline_target_passes == s.tokens
     cost = t.target_passes + s.draft_cost * t.draft_passes
     assert t.cost_units == pytest.approx(cost, rel=1e-12)

@@ -48,7 +48,7 @@ def test_a_fresh_cache_starts_empty_and_fills_only_its_own_stores() -> None:
 
 
 def test_caches_are_bounded() -> None:
-    cache = RequestCache(maxsize=4, grids=UniformGrids(maxsize=2))
+    cache = RequestCache(maxsize=4, grids=UniformGrids(maxsize=2, small=2))
     serve_request(Settings(tokens=60, k=6), cache=cache)
     assert cache.sizes() == {"laws": 4, "targets": 4, "grids": 2}
 

@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from witness import Settings, acceptance_rate, expected_speedup, optimal_k, serve_request
+from witness.ensemble import serve_ensemble
 from witness.evaluation import chi_square_against, evaluate, first_position
 from witness.lm import tiny_models
 from witness.sweep import sweep_k
@@ -125,11 +126,13 @@ def test_near_impossible_tokens_are_not_ignored() -> None:
 def test_sweep_optimum_is_the_formula_optimum() -> None:
     s = Settings()
     sweep = sweep_k(s)
-    served = [serve_request(s.model_copy(update={"k": k})).totals for k in range(1, 17)]
-    alpha = sum(t.mean_alpha * t.draft_passes for t in served) / sum(t.draft_passes for t in served)
+    # The formula's curve is at the station's α: the state's seeded requests, pooled.
+    alpha = serve_ensemble(s).alpha
     assert sweep.alpha == pytest.approx(alpha, rel=1e-12)
-    # The curve speaks of the pair, not of the k on the instrument now.
-    assert sweep_k(s.model_copy(update={"k": 11})).alpha == sweep.alpha
+    # The measured curve is the request on screen at each k, whatever k the instrument shows.
+    at_11 = sweep_k(s.model_copy(update={"k": 11}))
+    assert [p.speedup_measured for p in at_11.points] == [p.speedup_measured for p in sweep.points]
+    assert at_11.alpha == serve_ensemble(s.model_copy(update={"k": 11})).alpha
     assert sweep.optimal_k == optimal_k(alpha, s.draft_cost, 16)
     assert sweep.pays == (alpha > s.draft_cost) is True
     assert [pt.k for pt in sweep.points] == list(range(1, 17))

@@ -80,8 +80,9 @@ def test_recording_a_prediction_applies_it_and_opens_the_evidence(client: TestCl
     view: StationView = view_of(page)
     assert view.evidence is not None
     assert view.verdict is not None
-    assert view.verdict.sentence.startswith("Lengthening k from 4 to 8 at match 0.60 made it")
-    assert re.search(r"\d\.\d\d× → \d\.\d\d×", view.verdict.sentence)
+    # The speed verdict compares the two settings over the same seeded requests.
+    assert view.verdict.sentence.startswith("Lengthening k from 4 to 8 at match 0.60 ")
+    assert re.search(r"mean \d\.\d\d× → \d\.\d\d× over 32 seeded requests", view.verdict.sentence)
     assert "Your prediction" in view.verdict.judgement
 
 
@@ -124,6 +125,7 @@ def test_fragments_carry_the_full_page_url_and_it_renders_a_page(client: TestCli
     # Everything else on the page that shows the state comes along, out of band.
     assert oob == {
         "step-06",
+        "readout",
         "live",
         "selected-object",
         "step-01",

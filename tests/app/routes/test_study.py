@@ -347,10 +347,12 @@ def test_the_worksheet_prints_the_numbers_the_station_computes(client: TestClien
     )
     assert (t.target_passes, t.baseline_target_passes) == (14, 48)
     figures = {f.label: f.value for f in view.evidence.figures}
-    assert f"Toy speedup, measured {figures['Toy speedup, measured']} this request" in words
-    assert f"Toy speedup, expected {figures['Toy speedup, expected']}" in words
-    assert figures["Toy speedup, measured"] == "1.90×"
-    assert f"Mean α {t.mean_alpha:.3f}" in words
+    one = "Speedup of this one request"
+    assert f"{one} {figures[one]}" in words
+    assert f"Speedup by the formula {figures['Speedup by the formula']}" in words
+    assert figures[one] == f"{t.speedup_measured:.2f}×"
+    assert f"Station α {view.evidence.alpha:.3f}" in words
+    assert f"Break-even draft cost at k = 8 {view.evidence.break_even_measured:.2f}" in words
     assert f"First rejection {view.evidence.first_rejection}" in words
     assert view.invariant.correctness.sentence in words
     assert view.invariant.savings.sentence in words
@@ -371,7 +373,7 @@ def test_the_worksheet_prints_the_numbers_the_station_computes(client: TestClien
     (questions,) = re.findall(r'data-testid="ws-questions">(.*?)</ol>', html, re.S)
     assert questions.count("<li>") == 6
     assert REVIEW_PROMPT in text_of(questions)
-    assert "which ONE intervention makes this served request faster" in questions
+    assert "pick the intervention you would test first" in questions
     assert questions.count('class="write-lines"') == 6
     assert find(html, href=view.links.page, data_testid="back-to-station")
 

@@ -427,10 +427,20 @@ def test_a_rejection_at_the_first_draft_throws_the_rest_away(client: TestClient)
     )
 
 
-def test_a_block_cut_short_by_the_request_says_so(client: TestClient) -> None:
-    st = st_of(step(client, f"{SKIP}&block=17&sub=6"))
-    assert st.narration.endswith(
-        "the block emits 5 tokens for one target pass (the request needed only 1 of them)."
+def test_the_last_token_is_a_plain_pass_and_says_so(client: TestClient) -> None:
+    # At the defaults block 18 starts with one token left: it drafts nothing (a server drafts
+    # no further than the request goes), and the step-through says why, step by step.
+    trace = trace_of(parse_state(parse_qsl(SKIP)).settings)
+    last = trace.blocks[-1]
+    assert (last.index, last.start, last.drafts) == (17, 47, ())
+    titles = [s.title for s in st_of(step(client, f"{SKIP}&block=17&sub=0")).steps]
+    assert titles[0] == "Nothing to draft (one token left)"
+    first = st_of(step(client, f"{SKIP}&block=17&sub=0")).narration
+    assert "one token is left to generate, so the draft proposes nothing" in first
+    end = st_of(step(client, f"{SKIP}&block=17&sub={len(titles) - 1}")).narration
+    assert end == (
+        f"Nothing was drafted: the token '{last.final_word}' came from p, exactly as in plain "
+        "decoding; the block emits 1 token for one target pass."
     )
 
 

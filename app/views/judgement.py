@@ -1,0 +1,192 @@
+"""The station's judgements in words, drawn from many seeded requests and the formula.
+
+Every panel that says "faster", "pays", "optimal" or "break-even" takes its sentence from
+here, so the gate, the verdict, the sweep's caption, the readout, the checkpoint and the
+worksheet say the same thing with the same numbers:
+
+- speed comes from the state's ensemble (`witness.ensemble`: the request on screen and the
+  next seeds), with its spread; "within noise" when the interval does not decide;
+- α is the station's α: the mean over every position those requests draft at;
+- break-even is per k (`break_even_cost`); "α > c" is named as the k = 1 rule it is;
+- the optimum says when it sits at or past the slider's edge, or does not exist.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from app.views import fmt
+from witness import Settings
+from witness.accounting import speedup_expected
+from witness.ensemble import CONFIDENCE, Comparison, Ensemble, Estimate, verdict_on_one
+from witness.theory import Optimum, break_even_cost, expected_speedup, speculation_pays
+
+LEVEL = f"{CONFIDENCE:.0%}"
+# A gap between the formula and the measured mean is worth a sentence past this spread of
+# α over positions (below it the formula's one-α assumption is close to true).
+ALPHA_SPREAD = 0.05
+
+
+def speedup_range(e: Estimate) -> str:
+    """'mean 2.17× over 32 seeded requests (99% interval 2.04–2.30×; one request 1.72–2.91×)'."""
+    if e.sd == 0.0:
+        return f"{fmt.speedup(e.mean)} for every one of {e.n} seeded requests"
+    return (
+        f"mean {fmt.speedup(e.mean)} over {e.n} seeded requests ({LEVEL} interval "
+        f"{e.ci_low:.2f}–{e.ci_high:.2f}×; one request alone ranges "
+        f"{e.low:.2f}–{e.high:.2f}×)"
+    )
+
+
+def station_alpha(ens: Ensemble) -> str:
+    """The station's α, named."""
+    return (
+        f"α = {ens.alpha:.3f} (the mean acceptance rate over every position "
+        f"{len(ens.seeds)} seeded requests draft at)"
+    )
+
+
+def formula_speedup(ens: Ensemble, s: Settings) -> float | None:
+    """The formula at the station's α: the 'expected' speedup quoted everywhere."""
+    return speedup_expected(ens.alpha, s.k, s.draft_cost, verify=s.verify)
+
+
+def formula_gap(ens: Ensemble, s: Settings) -> str:
+    """Why the measured mean may sit under (or over) the formula, in one sentence."""
+    if not s.verify:
+        return ""
+    est, formula = ens.speedup(s.draft_cost), formula_speedup(ens, s)
+    if formula is None:
+        return ""
+    spread = (
+        f"α varies from position to position (from {ens.alpha_low:.2f} to "
+        f"{ens.alpha_high:.2f}, 10th to 90th percentile)"
+    )
+    if est.ci_low <= formula <= est.ci_high or est.sd == 0.0 and abs(est.mean - formula) < 5e-3:
+        return f"The measured mean agrees with the formula ({fmt.speedup(formula)}) within noise."
+    where = "under" if est.mean < formula else "over"
+    why = (
+        f"The formula assumes one α at every position; here {spread}, and a block's run of "
+        "acceptances stops at its first low-α position"
+        if ens.alpha_high - ens.alpha_low > ALPHA_SPREAD
+        else "The formula counts whole blocks of k drafts; the request's last block drafts "
+        "only what is left"
+    )
+    return f"{why}, so the measured mean sits {where} the formula's {fmt.speedup(formula)}."
+
+
+@dataclass(frozen=True, slots=True)
+class Savings:
+    """The savings gate's judgement at the current state."""
+
+    status: str  # "holds", "fails", "undecided" (within noise), "void" (nothing verified)
+    sentence: str
+    break_even_measured: float | None
+    break_even_formula: float | None
+
+
+def savings(ens: Ensemble, s: Settings) -> Savings:
+    if not s.verify:
+        return Savings(
+            "void",
+            "Savings are not earned: with target verification off no pass checks the draft, so "
+            f"the speed ({fmt.speedup(1 / s.draft_cost if s.draft_cost else None)}) is the "
+            "draft model's own, not a speedup of the target.",
+            None,
+            None,
+        )
+    if not any(ens.draft_passes):
+        return Savings(
+            "fails",
+            "No savings: with one token to generate nothing is drafted, and the one target "
+            "pass is what plain decoding pays (1.00×).",
+            None,
+            None,
+        )
+    est = ens.speedup(s.draft_cost)
+    measured, formula = ens.break_even_cost(), float(break_even_cost(ens.alpha, s.k))
+    where = break_even_sentence(s, measured, formula)
+    verdict = verdict_on_one(est)
+    if verdict == "pays":
+        return Savings("holds", f"Savings hold: {speedup_range(est)}. {where}", measured, formula)
+    if verdict == "does not pay":
+        return Savings(
+            "fails",
+            f"Savings fail: {speedup_range(est)}, slower than plain decoding. {where}",
+            measured,
+            formula,
+        )
+    return Savings(
+        "undecided",
+        f"Savings undecided: {speedup_range(est)}, within noise of plain decoding (1×). {where}",
+        measured,
+        formula,
+    )
+
+
+def break_even_sentence(s: Settings, measured: float | None, formula: float) -> str:
+    """The cost at which the current k stops paying, measured and by the formula."""
+    now = "under it" if measured is not None and s.draft_cost < measured else "past it"
+    first = (
+        f"At k = {s.k} speculation pays while the draft cost stays under "
+        f"{_cost(measured)} (measured; {formula:.2f} by the formula)"
+    )
+    rule = "" if s.k == 1 else "; the 'α > c' rule is the break-even of k = 1 only"
+    return f"{first}; c = {s.draft_cost:.2f} is {now}{rule}."
+
+
+def _cost(c: float | None) -> str:
+    return "—" if c is None else f"{c:.2f}"
+
+
+def optimum_sentence(alpha: float, c: float, optimum: Optimum) -> str:
+    """The formula's best k, honest about the slider's edge and about α = 1."""
+    edge = optimum.k_max
+    best = fmt.speedup(float(expected_speedup(alpha, optimum.k, c)))
+    if not speculation_pays(alpha, c):
+        return (
+            f"No k pays by the formula: α = {alpha:.2f} ≤ c = {c:.2f} is the k = 1 "
+            "break-even, and every longer draft breaks even at a lower cost still."
+        )
+    if optimum.unconstrained is None:
+        limit = optimum.limit
+        toward = (
+            "without bound"
+            if limit is None or math.isinf(limit)
+            else f"toward {fmt.speedup(limit)}"
+        )
+        why = "every draft is accepted (α = 1)" if alpha >= 1.0 else "drafting is free (c = 0)"
+        return (
+            f"Here {why}: the formula's speedup rises with k {toward} and has no finite "
+            f"optimum; k = {edge} is only the slider's edge ({best} expected)."
+        )
+    if optimum.unconstrained > edge:
+        return (
+            f"The formula's best k is {optimum.unconstrained}, past the slider's range; "
+            f"within it k = {edge} is best ({best} expected)."
+        )
+    return f"The formula's optimum is k = {optimum.k} ({best} expected)."
+
+
+def change_sentence(change: str, described: str, cmp: Comparison) -> str:
+    """'Lengthening k … made it faster: mean 2.17× → 2.41× over 32 seeded requests …'."""
+    b, a = cmp.before, cmp.after
+    means = f"mean {fmt.speedup(b.mean)} → {fmt.speedup(a.mean)} over {cmp.n} seeded requests"
+    tally = f"faster on {cmp.faster_on}, slower on {cmp.slower_on}, equal on {cmp.equal_on}"
+    if change == "same":
+        return (
+            f"{described} made no difference to the speed: every seeded request took the "
+            f"same passes ({fmt.speedup(a.mean)})."
+        )
+    if not math.isfinite(cmp.ci_low) or not math.isfinite(cmp.ci_high):  # one side unbounded
+        return f"{described} made it {change}: {means} ({tally})."
+    interval = (
+        f"paired difference {cmp.difference:+.2f}×, "
+        f"{LEVEL} interval {cmp.ci_low:+.2f} to {cmp.ci_high:+.2f}"
+    )
+    if change == "within noise":
+        return (
+            f"{described} changed the speed by no more than noise: {means} ({interval}; {tally})."
+        )
+    return f"{described} made it {change}: {means} ({interval}; {tally})."

@@ -1,0 +1,124 @@
+"""The live readout beside the instrument: what a slider did, on the same screen as the slider.
+
+Tokens per target pass, the speedup against plain decoding (the mean over the state's seeded
+requests, with this request's beside it), both gates, and a small sweep of the formula's
+speedup against k at the station's α with the current k marked. Everything here is already
+computed for the evidence (the ensemble, the gates); the sparkline is the formula alone, so
+the readout costs no served request of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.views import fmt
+from app.views.gates import Gate, InvariantView
+from app.views.judgement import LEVEL, formula_speedup
+from witness import Settings
+from witness.ensemble import Ensemble
+from witness.sweep import K_MAX
+from witness.theory import expected_speedup
+from witness.trace import RequestTrace
+
+# The sparkline's box (SVG user units); the template only draws.
+SPARK_W, SPARK_H, SPARK_PAD, SPARK_TOP = 240, 96, 18.0, 8.0
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    label: str
+    value: str
+    note: str
+    testid: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sparkline:
+    width: int
+    height: int
+    path: str
+    current_x: float
+    current_y: float
+    mean_y: float | None  # the ensemble's mean at the current k (None: unbounded)
+    break_even_y: float
+    left: float
+    right: float
+    bottom: float
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReadoutView:
+    readings: tuple[Reading, ...]
+    gates: tuple[Gate, ...]
+    spark: Sparkline | None  # None: verify off (no speculative curve to draw)
+
+
+def readout_view(
+    trace: RequestTrace, ens: Ensemble, invariant: InvariantView, s: Settings
+) -> ReadoutView:
+    t, est = trace.totals, ens.speedup(s.draft_cost)
+    per_pass = "—" if ens.tokens_per_pass is None else f"{ens.tokens_per_pass:.2f}"
+    this_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
+    interval = (
+        "the same for every seed"
+        if est.sd == 0.0
+        else f"{LEVEL} interval {est.ci_low:.2f}–{est.ci_high:.2f}×"
+    )
+    readings = (
+        Reading(
+            "Tokens per target pass",
+            per_pass,
+            f"over {est.n} seeded requests; this request {this_pass}",
+            "readout-tokens",
+        ),
+        Reading(
+            "Speedup against plain decoding",
+            fmt.speedup(est.mean),
+            f"mean of {est.n} requests, {interval}; this request "
+            f"{fmt.speedup(t.speedup_measured)}; formula {fmt.speedup(formula_speedup(ens, s))}",
+            "readout-speedup",
+        ),
+    )
+    return ReadoutView(
+        readings,
+        (invariant.correctness, invariant.savings),
+        _spark(ens, s, est.mean) if s.verify else None,
+    )
+
+
+def _spark(ens: Ensemble, s: Settings, mean: float) -> Sparkline:
+    ks = range(1, K_MAX + 1)
+    values = [float(expected_speedup(ens.alpha, k, s.draft_cost)) for k in ks]
+    finite_mean = mean if mean != float("inf") else None
+    top = max(1.5, *values, finite_mean or 0.0) * 1.1
+    left, right, bottom = SPARK_PAD, SPARK_W - 4.0, SPARK_H - SPARK_PAD
+
+    def x(k: int) -> float:
+        return round(left + (right - left) * (k - 1) / (K_MAX - 1), 2)
+
+    def y(v: float) -> float:
+        return round(bottom - (bottom - SPARK_TOP) * min(v, top) / top, 2)
+
+    path = " ".join(
+        f"{'M' if k == 1 else 'L'} {x(k)} {y(v)}" for k, v in zip(ks, values, strict=True)
+    )
+    here = values[s.k - 1]
+    return Sparkline(
+        width=SPARK_W,
+        height=SPARK_H,
+        path=path,
+        current_x=x(s.k),
+        current_y=y(here),
+        mean_y=y(finite_mean) if finite_mean is not None else None,
+        break_even_y=y(1.0),
+        left=left,
+        right=right,
+        bottom=bottom,
+        summary=(
+            f"The formula's speedup against k at α = {ens.alpha:.3f} and c = "
+            f"{s.draft_cost:.2f}, from {fmt.speedup(values[0])} at k = 1 to "
+            f"{fmt.speedup(values[-1])} at k = {K_MAX}; at the current k = {s.k} it is "
+            f"{fmt.speedup(here)}, and the seeded requests' mean is {fmt.speedup(mean)}."
+        ),
+    )

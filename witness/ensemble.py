@@ -1,0 +1,237 @@
+"""Judgements from many requests: one request's speedup is an anecdote, not a verdict.
+
+One served request of 48 tokens is the station's worked example, but its speedup swings with
+the seed (at the defaults from about 1.7× to 2.9×). A verdict (faster, slower, pays) is
+drawn here from ``ENSEMBLE_REQUESTS`` seeded requests instead, the request on screen being
+the first of them.
+
+Two properties make this cheap and sharp:
+
+- a request's trajectory (which tokens were drafted, accepted, emitted) does not depend on
+  the draft cost c, only its price does: one ensemble gives the speedup at every c, and the
+  break-even cost in closed form per request;
+- two settings are compared on the *same* seeds (common random numbers): the paired
+  differences cancel most of the seed-to-seed spread, so a real effect separates from noise
+  with a few dozen requests, and "within noise" is said only when it does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import optimize, stats
+
+from witness.cache import RequestCache
+from witness.request import ServedPath, serve_path
+from witness.settings import SEED_MAX, Settings
+
+ENSEMBLE_REQUESTS = 32
+# The two-sided level of every interval and of "within noise". A verdict is read by a class
+# and compared across many states, so it is set strictly: at 95% one state in twenty would
+# claim a speed change that is not there (repair off, whose true effect on speed is under
+# 1%, was "faster" at one default seed in ten when this was 0.95).
+CONFIDENCE = 0.99
+# Below this share of the slower side's speedup a change is not called faster or slower even
+# when the interval excludes 0: too small to matter, and the place where a slight bias of the
+# seeds shows first.
+RELATIVE_MARGIN = 0.01
+
+Change = Literal["faster", "slower", "within noise", "same"]
+
+
+def ensemble_seeds(seed: int, n: int = ENSEMBLE_REQUESTS) -> tuple[int, ...]:
+    """The seeds of an ensemble: the request's own, then the next ``n - 1`` (wrapping)."""
+    return tuple((seed + i) % (SEED_MAX + 1) for i in range(n))
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A mean over requests with its spread: the standard deviation of one request, the
+    range, and the confidence interval of the mean. Speedups are inf where a request cost
+    nothing (verify off at c = 0)."""
+
+    mean: float
+    sd: float
+    low: float  # the smallest single request
+    high: float  # the largest single request
+    ci_low: float
+    ci_high: float
+    n: int
+
+
+def estimate(values: NDArray[np.float64]) -> Estimate:
+    """Mean, spread and a t confidence interval of ``values`` (one per request)."""
+    n = int(values.size)
+    if not np.isfinite(values).all():
+        inf = float("inf")
+        return Estimate(inf, 0.0, float(values.min()), inf, inf, inf, n)
+    mean, sd = float(values.mean()), float(values.std(ddof=1)) if n > 1 else 0.0
+    half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1)) * sd / np.sqrt(n) if n > 1 else 0.0
+    low, high = float(values.min()), float(values.max())
+    return Estimate(mean, sd, low, high, float(mean - half), float(mean + half), n)
+
+
+@dataclass(frozen=True, slots=True)
+class Ensemble:
+    """What ``n`` seeded requests of one setting did, independent of the draft cost."""
+
+    seeds: tuple[int, ...]
+    tokens: int
+    k: int
+    verify: bool
+    target_passes: tuple[int, ...]
+    draft_passes: tuple[int, ...]
+    alpha: float  # the station's α: the mean over every drafted position the requests visit
+    alpha_low: float  # the 10th and 90th percentiles of α over those positions
+    alpha_high: float
+    tokens_per_pass: float | None  # pooled: all tokens over all target passes
+
+    def speedups(self, c: float) -> NDArray[np.float64]:
+        """Each request's speedup over plain decoding at draft cost ``c`` (inf at cost 0)."""
+        cost = np.asarray(self.target_passes, float) + c * np.asarray(self.draft_passes, float)
+        with np.errstate(divide="ignore"):
+            out: NDArray[np.float64] = np.where(
+                cost > 0, self.tokens / np.maximum(cost, 1e-300), np.inf
+            )
+        return out
+
+    def speedup(self, c: float) -> Estimate:
+        return estimate(self.speedups(c))
+
+    def break_even_cost(self) -> float | None:
+        """The draft cost at which the mean speedup over these requests is exactly 1.
+
+        Each request's speedup falls strictly with c (when it drafted anything), so the mean
+        crosses 1 once; None when it never does (nothing drafted, or no target pass at all:
+        verify off pays at any c below 1 per token and is not speculation).
+        """
+        if not self.verify or not any(self.draft_passes):
+            return None
+        at_zero = self.speedups(0.0).mean()
+        if at_zero <= 1.0:
+            return 0.0
+        return float(optimize.brentq(lambda c: self.speedups(c).mean() - 1.0, 0.0, 1e6))
+
+
+def serve_ensemble(
+    settings: Settings,
+    n: int = ENSEMBLE_REQUESTS,
+    *,
+    cache: RequestCache | None = None,
+    path: Callable[[Settings], ServedPath] | None = None,
+) -> Ensemble:
+    """Serve ``settings`` at ``n`` seeds (the request's own first); the cost is not read.
+
+    ``path`` serves one request's passes (`serve_path` on ``cache`` when None); a caller
+    that keeps them (the app) passes its own, so the next seed's ensemble, which shares all
+    but one request with this one, costs one request.
+    """
+    if path is None:
+        path = partial(serve_path, cache=RequestCache() if cache is None else cache)
+    seeds = ensemble_seeds(settings.seed, n)
+    served = [path(settings.model_copy(update={"seed": s})) for s in seeds]
+    alphas = np.fromiter((a for p in served for a in p.alphas), dtype=np.float64)
+    if alphas.size == 0:  # one token to generate: nothing drafted, α where it would have been
+        alphas = np.array([served[0].first_alpha])
+    passes = tuple(p.target_passes for p in served)
+    return Ensemble(
+        seeds=seeds,
+        tokens=settings.tokens,
+        k=settings.k,
+        verify=settings.verify,
+        target_passes=passes,
+        draft_passes=tuple(p.draft_passes for p in served),
+        alpha=float(alphas.mean()),
+        alpha_low=float(np.percentile(alphas, 10)),
+        alpha_high=float(np.percentile(alphas, 90)),
+        tokens_per_pass=settings.tokens * n / sum(passes) if sum(passes) else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Two settings on the same seeds: the paired change in speedup and what it amounts to."""
+
+    before: Estimate
+    after: Estimate
+    change: Change
+    difference: float  # mean of the paired differences (after − before); inf if unbounded
+    ci_low: float
+    ci_high: float
+    faster_on: int  # requests where ``after`` was faster, slower, equal
+    slower_on: int
+    equal_on: int
+    n: int
+
+
+# Below display precision a paired difference is "the same", never "faster: 1.90× → 1.90×".
+SAME_SPEED = 0.005
+
+
+def compare(before: Ensemble, c_before: float, after: Ensemble, c_after: float) -> Comparison:
+    """Is ``after`` faster than ``before``? Paired over the ensembles' shared seeds.
+
+    "faster"/"slower" only when the confidence interval of the mean paired difference
+    excludes 0 and the change is at least RELATIVE_MARGIN; "within noise" otherwise; "same"
+    when every request is unchanged.
+    """
+    if before.seeds != after.seeds:
+        raise ValueError("compare needs ensembles on the same seeds")
+    a, b = before.speedups(c_before), after.speedups(c_after)
+    both_inf = np.isinf(a) & np.isinf(b)
+    with np.errstate(invalid="ignore"):
+        d = np.where(both_inf, 0.0, b - a)
+    faster = int((d > SAME_SPEED).sum())
+    slower = int((d < -SAME_SPEED).sum())
+    equal = d.size - faster - slower
+    diff = estimate(d)
+    if not np.isfinite(d).all():  # one side unbounded on some request: no interval to speak of
+        change: Change = (
+            "faster" if (d > 0).all() else "slower" if (d < 0).all() else "within noise"
+        )
+        return Comparison(
+            estimate(a),
+            estimate(b),
+            change,
+            float(np.nanmean(d)),
+            -np.inf,
+            np.inf,
+            faster,
+            slower,
+            equal,
+            d.size,
+        )
+    if faster == slower == 0:
+        change = "same"
+    elif diff.ci_low > 0 and diff.mean > max(SAME_SPEED, RELATIVE_MARGIN * float(a.mean())):
+        change = "faster"
+    elif diff.ci_high < 0 and -diff.mean > max(SAME_SPEED, RELATIVE_MARGIN * float(b.mean())):
+        change = "slower"
+    else:
+        change = "within noise"
+    return Comparison(
+        estimate(a),
+        estimate(b),
+        change,
+        diff.mean,
+        diff.ci_low,
+        diff.ci_high,
+        faster,
+        slower,
+        equal,
+        d.size,
+    )
+
+
+def verdict_on_one(est: Estimate) -> Literal["pays", "does not pay", "within noise"]:
+    """Does the setting beat plain decoding (speedup 1) beyond noise?"""
+    if est.ci_low > 1.0:
+        return "pays"
+    if est.ci_high < 1.0:
+        return "does not pay"
+    return "within noise"
