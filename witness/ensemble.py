@@ -31,6 +31,11 @@ from witness.request import ServedPath, serve_path
 from witness.settings import SEED_MAX, Settings
 
 ENSEMBLE_REQUESTS = 32
+# A longer request varies less from seed to seed (its speedup averages over more blocks), so
+# an ensemble needs fewer of them: enough requests to cover ENSEMBLE_TOKENS tokens, at least
+# ENSEMBLE_MIN, at most ENSEMBLE_REQUESTS (32 requests of the default 48 tokens).
+ENSEMBLE_TOKENS = 32 * 48
+ENSEMBLE_MIN = 8
 # The two-sided level of every interval and of "within noise". A verdict is read by a class
 # and compared across many states, so it is set strictly: at 95% one state in twenty would
 # claim a speed change that is not there (repair off, whose true effect on speed is under
@@ -42,6 +47,17 @@ CONFIDENCE = 0.99
 RELATIVE_MARGIN = 0.01
 
 Change = Literal["faster", "slower", "within noise", "same"]
+
+
+def ensemble_size(tokens: int) -> int:
+    """How many seeded requests judge a setting whose request emits ``tokens``.
+
+    Examples
+    --------
+    >>> ensemble_size(48), ensemble_size(1), ensemble_size(96), ensemble_size(256)
+    (32, 32, 16, 8)
+    """
+    return max(ENSEMBLE_MIN, min(ENSEMBLE_REQUESTS, -(-ENSEMBLE_TOKENS // tokens)))
 
 
 def ensemble_seeds(seed: int, n: int = ENSEMBLE_REQUESTS) -> tuple[int, ...]:
@@ -120,12 +136,14 @@ class Ensemble:
 
 def serve_ensemble(
     settings: Settings,
-    n: int = ENSEMBLE_REQUESTS,
+    n: int | None = None,
     *,
     cache: RequestCache | None = None,
     path: Callable[[Settings], ServedPath] | None = None,
 ) -> Ensemble:
     """Serve ``settings`` at ``n`` seeds (the request's own first); the cost is not read.
+
+    ``n`` defaults to `ensemble_size` of the request's length.
 
     ``path`` serves one request's passes (`serve_path` on ``cache`` when None); a caller
     that keeps them (the app) passes its own, so the next seed's ensemble, which shares all
@@ -133,6 +151,7 @@ def serve_ensemble(
     """
     if path is None:
         path = partial(serve_path, cache=RequestCache() if cache is None else cache)
+    n = ensemble_size(settings.tokens) if n is None else n
     seeds = ensemble_seeds(settings.seed, n)
     served = [path(settings.model_copy(update={"seed": s})) for s in seeds]
     alphas = np.fromiter((a for p in served for a in p.alphas), dtype=np.float64)

@@ -319,7 +319,11 @@ def draft_length_optimum(alpha: float, c: float, k_max: int) -> Optimum:
         else:
             limit = 1.0 / (1.0 - alpha)
         return Optimum(inside, k_max, None, limit)
-    return Optimum(inside, k_max, optimal_k(alpha, c, _K_SEARCH), None)
+    # Over every k: the series' closed form (alpha < 1 here), one O(K) pass rather than the
+    # [K, K] table `expected_tokens_per_pass` builds to stay exact at alpha = 1.
+    ks = np.arange(1, _K_SEARCH + 1)
+    speedups = (1.0 - alpha ** (ks + 1)) / ((1.0 - alpha) * (ks * c + 1.0))
+    return Optimum(inside, k_max, int(ks[np.argmax(np.round(speedups, 12))]), None)
 
 
 def speculation_pays(alpha: float, c: float) -> bool:
