@@ -66,8 +66,9 @@ PRESETS: tuple[Preset, ...] = (
     Preset(
         "unsafe-shortcut",
         "The unsafe shortcut (repair off)",
-        "On a rejection the target resamples p instead of the residual: no faster beyond noise "
-        "over the seeded requests, and the output over-weights what the draft likes.",
+        "On a rejection the target resamples p instead of the residual: the speed hardly "
+        "changes (a few percent at most, over the seeded requests), but the output "
+        "over-weights what the draft likes.",
         "Which gate fails, and by how much? Does the sampled check catch it?",
         {"match": 0.3, "k": 4, "draft_cost": 0.1, "repair": False},
         names_answer=True,

@@ -63,10 +63,10 @@ def test_each_preset_evidence_matches_its_hint(client: TestClient) -> None:
     )
     unsafe = at("unsafe-shortcut")
     assert not unsafe.invariant.correctness.holds  # type: ignore[union-attr]
-    # "no faster beyond noise over the seeded requests"
-    assert WITNESS.compare(
-        unsafe.settings.model_copy(update={"repair": True}), unsafe.settings
-    ).change in ("within noise", "same", "slower")
+    # "the speed hardly changes (a few percent at most, over the seeded requests)"
+    safe = unsafe.settings.model_copy(update={"repair": True})
+    cmp = WITNESS.compare(safe, unsafe.settings)
+    assert abs(cmp.difference) < 0.05 * cmp.before.mean
     off = at("verify-off")
     assert off.trace.check.mode == "no_verify" and not off.trace.check.keeps_target
     greedy = at("greedy")
