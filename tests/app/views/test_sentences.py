@@ -1,0 +1,248 @@
+"""Every sentence the station says is true in every mode (docs/sentences.md is the table).
+
+Each mode below is a state a learner or an instructor reaches (greedy, verify off, repair
+off, p = q, α near 0, k = 1, k = 16, one token to generate, a free and a dear draft, the
+preset "draft too slow"). For each, every judging sentence on the page — the gates, the
+figures, the first rejection, the block's ending, the sampled and exact checks, the sweep's
+caption, the slice, the readout, the checkpoint's boundary — is checked against the
+witness's own numbers, computed here independently of the view.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app.contract.checkpoint import checkpoint
+from app.views import fmt
+from app.views.station import StationView
+from tests.app.view_models import WITNESS, page_view, state_of
+from witness import Settings
+from witness.accounting import speedup_expected
+from witness.check import EXACT
+from witness.ensemble import verdict_on_one
+from witness.sweep import K_MAX
+from witness.theory import break_even_cost, draft_length_optimum, speculation_pays
+
+MODES = {
+    "defaults": "",
+    "greedy": "greedy=on",
+    "verify off": "verify=off",
+    "verify off, p = q": "verify=off&match=1",
+    "repair off": "repair=off",
+    "repair off, p = q": "repair=off&match=1",
+    "p = q": "match=1&k=8&draft_cost=0.05",
+    "alpha near 0": "match=0",
+    "k = 1": "k=1",
+    "k = 16": "k=16",
+    "one token": "tokens=1",
+    "one token, verify off": "tokens=1&verify=off",
+    "two tokens": "tokens=2",
+    "free draft": "draft_cost=0",
+    "dear draft": "draft_cost=1",
+    "draft too slow": "match=0&draft_cost=0.45",
+    "well matched": "match=0.9&k=5&draft_cost=0.05",
+    "repair off, near p": "match=0.9&repair=off",
+    "long request": "tokens=256&k=16&match=0.3",
+}
+
+
+def _view(q: str) -> StationView:
+    return page_view(f"/station?pred=skip&slice=1&{q}")
+
+
+@pytest.fixture(scope="module", params=list(MODES), ids=list(MODES))
+def mode(request: pytest.FixtureRequest) -> tuple[str, StationView]:
+    return request.param, _view(MODES[request.param])
+
+
+def test_the_gates_say_what_the_witness_says(mode: tuple[str, StationView]) -> None:
+    _, v = mode
+    s, t, c = v.settings, v.trace.totals, v.trace.check
+    ens = WITNESS.ensemble(s)
+    inv = v.invariant
+    assert inv is not None
+    # Correctness: holds exactly when the exact distance is 0; the reason names the switch.
+    assert inv.correctness.holds == (c.tv_max <= EXACT)
+    words = inv.correctness.sentence
+    assert ("residual repair keeps p" in words) == (
+        c.tv_max <= EXACT and s.verify and s.repair and not s.greedy and t.draft_passes > 0
+    )
+    if not s.verify and inv.correctness.holds and t.draft_passes:
+        assert "by luck of the pair, not by the method" in words
+    if not inv.correctness.holds:
+        assert f"TV {fmt.distance(c.tv_max)}" in words
+    # Savings: never "holds" without verification; otherwise the ensemble's interval decides.
+    sv = inv.savings
+    if not s.verify:
+        assert sv.status == "void" and not sv.holds and "not earned" in sv.sentence
+        assert sv.mark == "–"
+    elif t.draft_passes == 0 and not any(ens.draft_passes):
+        assert sv.status == "fails" and "nothing is drafted" in sv.sentence
+    else:
+        est = ens.speedup(s.draft_cost)
+        expected = {"pays": "holds", "does not pay": "fails", "within noise": "undecided"}
+        assert sv.status == expected[verdict_on_one(est)]
+        if est.sd > 0:
+            assert f"mean {fmt.speedup(est.mean)} over {est.n} seeded requests" in sv.sentence
+        measured = ens.break_even_cost()
+        assert f"(measured; {break_even_cost(ens.alpha, s.k):.2f} by the formula)" in sv.sentence
+        assert measured is not None and f"under {measured:.2f}" in sv.sentence
+        now = "under it" if s.draft_cost < measured else "past it"
+        assert f"c = {s.draft_cost:.2f} is {now}" in sv.sentence
+    # The summary never calls a claim standing unless both gates hold.
+    assert ("this speedup claim stands" in inv.summary) == (inv.correctness.holds and sv.holds)
+
+
+def test_the_figures_label_one_request_and_the_ensemble(mode: tuple[str, StationView]) -> None:
+    _, v = mode
+    s, t = v.settings, v.trace.totals
+    ens = WITNESS.ensemble(s)
+    e = v.evidence
+    assert e is not None
+    figs = {f.label: f for f in e.figures}
+    one = figs["Speedup of this one request"]
+    assert one.value == fmt.speedup(t.speedup_measured)
+    assert "one request is an example, not a verdict" in one.note
+    est = ens.speedup(s.draft_cost)
+    many = figs[f"Speedup over {est.n} seeded requests"]
+    assert many.value == fmt.speedup(est.mean)
+    formula = figs["Speedup by the formula"]
+    assert formula.value == fmt.speedup(
+        speedup_expected(ens.alpha, s.k, s.draft_cost, verify=s.verify)
+    )
+    assert f"the station's α = {ens.alpha:.3f}" in formula.note
+    assert f"this request's own {t.mean_alpha:.3f}" in formula.note
+    # The gap sentence, when there is one, names the direction the numbers show.
+    if "sits under" in e.formula_gap:
+        assert est.mean < speedup_expected(ens.alpha, s.k, s.draft_cost, verify=True)  # type: ignore[operator]
+    if "sits over" in e.formula_gap:
+        assert est.mean > speedup_expected(ens.alpha, s.k, s.draft_cost, verify=True)  # type: ignore[operator]
+
+
+def test_the_request_sentences_follow_the_switches(mode: tuple[str, StationView]) -> None:
+    _, v = mode
+    s, e = v.settings, v.evidence
+    assert e is not None
+    first = e.first_rejection
+    assert ("repaired from the residual" in first) == (
+        s.verify and s.repair and first.startswith("Block")
+    )
+    assert ("resampled from p (repair off)" in first) == (
+        s.verify and not s.repair and first.startswith("Block")
+    )
+    if not s.verify:
+        assert first.startswith("None: with target verify off")
+    ending = e.detail.ending
+    if not s.repair:
+        assert "residual" not in ending
+    if not s.verify and v.trace.blocks[e.detail.number - 1].drafts:
+        assert ending.startswith("Nothing checked")
+    # Tokens per pass: every full block of p = q emits k + 1, and the hint says "full".
+    if s.match == 1.0 and s.verify:
+        *full, _ = v.trace.blocks
+        assert all(len(b.result.emitted) == s.k + 1 for b in full)
+
+
+def test_the_checks_never_claim_agreement_they_have_not_shown(
+    mode: tuple[str, StationView],
+) -> None:
+    _, v = mode
+    e = v.evidence
+    assert e is not None
+    quick = WITNESS.quick_check(v.settings)
+    words = e.sampled_check
+    assert "agree with p" not in words
+    if quick.keeps_target and quick.tv_exact > EXACT:
+        assert f"off by TV {fmt.distance(quick.tv_exact)}" in words
+        assert "has not shown agreement" in words
+    if quick.keeps_target and quick.tv_exact <= EXACT:
+        assert "no evidence against p" in words
+    if not quick.keeps_target:
+        assert "rejects p" in words
+    if v.slice is not None:
+        for row in v.slice.rows:
+            m = next(x for x in WITNESS.slice(v.settings).modes if x.mode == row.mode)
+            assert row.verdict.startswith("keeps p") == (m.tv_exact <= EXACT)
+
+
+def test_the_sweep_caption_is_honest_about_its_optimum(mode: tuple[str, StationView]) -> None:
+    _, v = mode
+    s, chart = v.settings, v.sweep
+    assert chart is not None
+    alpha = WITNESS.ensemble(s).alpha
+    o = draft_length_optimum(alpha, s.draft_cost, K_MAX)
+    words = chart.summary
+    assert "one request per k" in words
+    if not s.verify:
+        assert "Verify off: no target pass at any k" in words
+        return
+    if not speculation_pays(alpha, s.draft_cost):
+        assert "No k pays by the formula" in words
+    elif o.unconstrained is None:
+        assert (
+            "has no finite optimum" in words and f"k = {K_MAX} is only the slider's edge" in words
+        )
+        assert "no finite optimum" in chart.optimum_label
+    elif o.unconstrained > K_MAX:
+        assert f"best k is {o.unconstrained}, past the slider's range" in words
+    else:
+        assert f"The formula's optimum is k = {o.k} " in words
+        assert chart.optimum_label == f"optimum k = {o.k}"
+    here = float(break_even_cost(alpha, s.k))
+    assert f"k = {s.k} pays while c < {here:.2f}" in words
+
+
+def test_the_readout_and_the_checkpoint_quote_the_same_numbers(
+    mode: tuple[str, StationView],
+) -> None:
+    _, v = mode
+    s = v.settings
+    ens = WITNESS.ensemble(s)
+    ro = v.readout
+    assert ro is not None and v.invariant is not None
+    values = {r.testid: r.value for r in ro.readings}
+    assert values["readout-speedup"] == fmt.speedup(ens.speedup(s.draft_cost).mean)
+    assert [g.status for g in ro.gates] == [
+        v.invariant.correctness.status,
+        v.invariant.savings.status,
+    ]
+    cp = checkpoint(state_of(f"/station?pred=skip&{MODES[mode[0]]}"), WITNESS)
+    boundary = cp["speedupBoundary"]
+    assert boundary["meanAlpha"] == round(ens.alpha, 6)
+    assert boundary["pays"] == (v.invariant.savings.status == "holds")
+    assert v.invariant.savings.sentence in boundary["sentence"]
+    # The worksheet's break-even row is the gate's number.
+    if v.evidence is not None and v.evidence.break_even_measured is not None:
+        assert f"under {v.evidence.break_even_measured:.2f}" in v.invariant.savings.sentence
+
+
+def test_teeth_a_gate_from_one_request_is_caught() -> None:
+    """The old savings rule, "holds" when one request's speedup beats 1, disagrees with the
+    ensemble's verdict at a borderline state for some seeds: the gate test above would fail
+    it there, so it can fail."""
+    base = Settings(match=0.0, k=1, draft_cost=0.45)
+    disagree = []
+    for seed in range(40):
+        s = base.model_copy(update={"seed": seed})
+        one = (WITNESS.trace(s).totals.speedup_measured or 0.0) > 1.0
+        many = verdict_on_one(WITNESS.ensemble(s).speedup(s.draft_cost)) == "pays"
+        if one != many:
+            disagree.append(seed)
+    assert disagree
+
+
+def test_the_modes_cover_the_issue_table() -> None:
+    """Each mode the issue names is in the table above (and in docs/sentences.md)."""
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "sentences.md").read_text("utf-8")
+    for name in MODES:
+        assert f"| {name} |" in doc, name
+    states = {name: state_of(f"/station?{q}").settings for name, q in MODES.items()}
+    assert states["greedy"].greedy and not states["verify off"].verify
+    assert not states["repair off"].repair and states["p = q"].match == 1.0
+    assert states["alpha near 0"].match == 0.0 and states["one token"].tokens == 1
+    assert {states["k = 1"].k, states["k = 16"].k} == {1, 16}
+    assert re.fullmatch(r"[\w =,.]+", " ".join(MODES))
+    assert Settings() == states["defaults"]
