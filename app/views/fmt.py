@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 
 def speedup(x: float | None) -> str:
-    """'2.29×', or 'unbounded' where the speculative cost is zero (verify off, free draft)."""
-    return "unbounded" if x is None else f"{x:.2f}×"
+    """'2.29×', or 'unbounded' where the speculative cost is zero (verify off, free draft):
+    None from one request, inf from the mean of requests that all cost nothing."""
+    return "unbounded" if x is None or math.isinf(x) else f"{x:.2f}×"
 
 
 def prob(x: float) -> str:

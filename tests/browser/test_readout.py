@@ -182,12 +182,6 @@ def test_the_served_readout_agrees_with_the_checkpoint_and_the_invariant(
         assert gate_word(shown["savings"]) == ("–", "not earned")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect: with verify off and a free draft the readout prints 'inf×' as the "
-    "speedup while its own note says 'unbounded' (app/views/readout.py formats est.mean, "
-    "which is inf, with fmt.speedup, which only maps None to 'unbounded')",
-)
 def test_an_unbounded_speedup_reads_unbounded_not_inf(page: Page) -> None:
     page.goto("/station?pred=skip&verify=off&draft_cost=0")
     expect(page.get_by_test_id("readout-speedup")).to_have_text("unbounded")
