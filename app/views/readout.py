@@ -76,7 +76,8 @@ def readout_view(
             "Speedup against plain decoding",
             fmt.speedup(est.mean),
             f"mean of {est.n} requests, {interval}; this request "
-            f"{fmt.speedup(t.speedup_measured)}; formula {fmt.speedup(formula_speedup(ens, s))}",
+            f"{fmt.speedup(t.speedup_measured)}; formula {fmt.speedup(formula_speedup(ens, s))}"
+            + ("" if any(ens.draft_passes) else " for whole blocks (too short to draft here)"),
             "readout-speedup",
         ),
     )
