@@ -106,19 +106,26 @@ def settings_rows(view: LiveView) -> tuple[Row, ...]:
     )
 
 
+SHEET_NOTE = 48  # characters of a figure's note the printed sheet keeps
+
+
 def evidence_rows(view: LiveView) -> tuple[Row, ...]:
     """The evidence panel's own figures and sentences; empty while no prediction is recorded."""
     e = view.evidence
     if e is None:
         return ()
-    rows = [Row(f.label, f.value, f.note, f"ws-figure-{i}") for i, f in enumerate(e.figures, 1)]
+    # One printed page: a figure's long note (the ensemble's interval, the formula's α) stays
+    # on the station; the sheet keeps the short ones.
+    rows = [
+        Row(f.label, f.value, f.note if len(f.note) <= SHEET_NOTE else "", f"ws-figure-{i}")
+        for i, f in enumerate(e.figures, 1)
+    ]
     t, c, s = view.trace.totals, view.trace.check, view.settings
     rows.append(
         Row(
             "Station α",
             f"{e.alpha:.3f}",
-            f"mean over every drafted position of the seeded requests; this request's own "
-            f"{t.mean_alpha:.3f}",
+            f"this request's own {t.mean_alpha:.3f}",
         )
     )
     if e.break_even_measured is not None and e.break_even_formula is not None:
@@ -126,8 +133,7 @@ def evidence_rows(view: LiveView) -> tuple[Row, ...]:
             Row(
                 f"Break-even draft cost at k = {s.k}",
                 f"{e.break_even_measured:.2f}",
-                f"measured over the seeded requests; {e.break_even_formula:.2f} by the "
-                f"formula; k = 1 breaks even at c = α",
+                f"measured; formula {e.break_even_formula:.2f}; k = 1: c = α",
             )
         )
     rows.append(Row("Exact TV to p", fmt.distance(c.tv_max), e.exact_check, "ws-tv", True))

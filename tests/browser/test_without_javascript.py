@@ -52,7 +52,7 @@ def test_the_instrument_form_renders_the_updated_page(
     expect(page.locator("#in-repair-off")).to_have_attribute("checked", "")
     expect(page.get_by_test_id("gate-correctness")).to_contain_text("fails")
     expect(page.get_by_test_id("verdict-sentence")).to_contain_text(
-        "Changing k 4 → 9, repair on → off made it"
+        "Changing k 4 → 9, repair on → off "
     )
     expect(page.get_by_test_id("verdict-sentence")).to_contain_text("TV 0.")
     assert_no_htmx(monitor)
