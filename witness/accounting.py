@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from witness.settings import Settings
+from witness.settings import Settings, tree_nodes
 from witness.theory import expected_speedup
 from witness.trace import BlockTrace, Totals
 
@@ -45,6 +45,11 @@ def speedup_expected(alpha: float, k: int, c: float, *, verify: bool) -> float |
     return 1.0 / c if c > 0 else None  # unbounded when drafting is free
 
 
+def draft_cost(s: Settings) -> float:
+    """What one draft pass costs: c, or nothing when the draft is copied (prompt lookup)."""
+    return 0.0 if s.draft_source == "lookup" else s.draft_cost
+
+
 def totals(s: Settings, blocks: Sequence[BlockTrace], first_alpha: float) -> Totals:
     """The request's totals from its blocks.
 
@@ -54,7 +59,12 @@ def totals(s: Settings, blocks: Sequence[BlockTrace], first_alpha: float) -> Tot
     """
     n = s.tokens
     target_passes = len(blocks) if s.verify else 0
-    draft_passes = sum(len(b.drafts) for b in blocks)
+    # A tree drafts every node, one batched draft pass per level; prompt lookup copies its
+    # draft, with no draft model to run (its cost is string matching, ~0).
+    depths = [b.depth for b in blocks]
+    draft_passes = 0 if s.draft_source == "lookup" else sum(depths)
+    drafted = sum(tree_nodes(s.tree_width, d) for d in depths)
+    scored = len(blocks) + drafted
     accepted = sum(b.result.accepted for b in blocks) if s.verify else 0
     rejected = sum(b.result.first_rejection is not None for b in blocks)
     cost = cost_units(target_passes, draft_passes, s.draft_cost)
@@ -71,9 +81,11 @@ def totals(s: Settings, blocks: Sequence[BlockTrace], first_alpha: float) -> Tot
         cost_units=cost,
         baseline_cost_units=float(n),
         tokens_per_pass=n / target_passes if target_passes else None,
+        drafted_tokens=drafted,
+        scored_per_pass=scored / target_passes if target_passes else None,
         mean_alpha=mean_alpha,
         speedup_measured=measured_speedup(n, cost),
-        speedup_expected=speedup_expected(mean_alpha, s.k, s.draft_cost, verify=s.verify),
+        speedup_expected=speedup_expected(mean_alpha, s.k, draft_cost(s), verify=s.verify),
         ms_speculative=s.ttft_ms + cost * s.tpot_ms,
         ms_baseline=s.ttft_ms + n * s.tpot_ms,
     )

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from witness.cache import RequestCache
-from witness.laws import Law, context_pair
+from witness.laws import context_pair
 from witness.lm import TinyModels
 from witness.modes import mode_of
 from witness.settings import Settings
@@ -27,15 +27,16 @@ def distribution_check(
     models: TinyModels,
     prompt: list[int],
     out: list[int],
-    seen: Sequence[Law],
+    tvs: Sequence[float],
     cache: RequestCache,
 ) -> DistributionCheck:
-    """The check over ``seen``, the laws of every drafted position, for output ``out``.
+    """The check over ``tvs``, the exact TV from p of the law emitted at every drafted
+    position (each `Law.tv` of the mode, or `witness.methods.level_tv`), for output ``out``.
 
     A token a plain target pass emitted (the last one, when one token was left to draft
     for) is p's own draw and adds nothing to check."""
     mode = mode_of(s.verify, s.repair)
-    tv = np.array([law.tv(mode) for law in seen])
+    tv = np.array(tvs, dtype=np.float64)
     baseline_match: bool | None = None
     if s.greedy:
         baseline_match = greedy_decoding(models, prompt, s.tokens, cache) == out

@@ -30,6 +30,14 @@ class Stream(IntEnum):
     DRAFT = 0  # the draft samples x_i from q_i
     ACCEPT = 1  # u_i compared with p_i(x_i) / q_i(x_i)
     FINAL = 2  # the repair or bonus token that closes a block
+    # Siblings j >= 1 at a position (token trees). Sibling 0 keeps DRAFT and ACCEPT, so
+    # widening a chain into a tree keeps every decision the chain made (common random numbers).
+    SIBLING_DRAFT = 3
+    SIBLING_ACCEPT = 4
+
+
+SIBLINGS_MAX = 4  # the widest tree node the station drafts (Settings.tree_width's maximum)
+_SIBLING_STREAM = {Stream.DRAFT: Stream.SIBLING_DRAFT, Stream.ACCEPT: Stream.SIBLING_ACCEPT}
 
 
 def _mix(z: NDArray[np.uint64]) -> NDArray[np.uint64]:
@@ -89,4 +97,29 @@ def block_uniforms(seed: int, n: int, k: int, stream: Stream) -> NDArray[np.floa
     """
     grid = uniforms(seed, np.arange(n)[:, None], np.arange(k)[None, :], stream)
     grid.flags.writeable = False  # cached grids are shared by every request
+    return grid
+
+
+def sibling_uniforms(seed: int, n: int, k: int, width: int, stream: Stream) -> NDArray[np.float64]:
+    """The [n, k, width] grid for ``width`` siblings at each of blocks 0..n-1, positions 0..k-1.
+
+    Sibling 0 is `block_uniforms` itself (the chain's draw); sibling j >= 1 at position i is
+    keyed ``i * SIBLINGS_MAX + j - 1`` in its own stream, so no key is shared and widening
+    the tree from w to w + 1 siblings keeps the first w siblings' draws.
+
+    Examples
+    --------
+    >>> grid = sibling_uniforms(7, 3, 2, 2, Stream.ACCEPT)
+    >>> grid.shape, bool(grid[2, 1, 0] == block_uniforms(7, 3, 2, Stream.ACCEPT)[2, 1])
+    ((3, 2, 2), True)
+    """
+    if not 1 <= width <= SIBLINGS_MAX or stream not in _SIBLING_STREAM:
+        raise ValueError(f"width must be 1 to {SIBLINGS_MAX}, stream DRAFT or ACCEPT")
+    grid = np.empty((n, k, width))
+    grid[:, :, 0] = block_uniforms(seed, n, k, stream)
+    if width > 1:
+        keys = np.arange(k)[:, None] * SIBLINGS_MAX + np.arange(width - 1)[None, :]
+        blocks = np.arange(n)[:, None, None]
+        grid[:, :, 1:] = uniforms(seed, blocks, keys[None, :, :], _SIBLING_STREAM[stream])
+    grid.flags.writeable = False
     return grid

@@ -83,6 +83,9 @@ class Law:
         self._by_residual: dict[int, IntpArray] = {}
         self._by_max: dict[int, IntpArray] = {}
         self._tv: dict[Mode, float] = {}
+        # Values the other methods derive here (a tree's acceptance, its exact TV), keyed by
+        # what decides them (`witness.methods`).
+        self.memo: dict[tuple[object, ...], object] = {}
 
     @property
     def residual(self) -> FloatArray:

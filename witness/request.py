@@ -11,18 +11,37 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from witness.accounting import totals
 from witness.cache import RequestCache
 from witness.check import distribution_check
-from witness.detail import context_words, repair_picture
+from witness.detail import RESIDUAL_TOP, context_words, repair_picture
 from witness.keys import Stream
 from witness.laws import FloatArray, Law, context_pair
 from witness.lm import TinyModels, detokenize, tiny_models
+from witness.methods import (
+    Level,
+    MethodBlock,
+    SiblingGrids,
+    is_chain,
+    level_alpha,
+    level_tv,
+    method_block,
+)
 from witness.modes import Mode, mode_of
 from witness.rule import BlockResult, verify_unchecked
 from witness.settings import Settings
 from witness.theory import sample_from_cdf
-from witness.trace import BlockTrace, DraftStep, Kind, RequestTrace
+from witness.trace import (
+    BlockTrace,
+    DraftStep,
+    Kind,
+    Lookup,
+    RequestTrace,
+    SiblingStep,
+    TreeLevel,
+)
 
 # The served request's entry point and what callers ask of it; `Mode`, `mode_of` and
 # `RequestTrace` live in witness.modes and witness.trace and are re-exported for the app,
@@ -42,15 +61,32 @@ def serve_request(settings: Settings, *, cache: RequestCache | None = None) -> R
     out: list[int] = []
     blocks: list[BlockTrace] = []
     seen: list[Law] = []  # every drafted position's laws, for the exact check
+    tvs: list[float] = []  # the exact TV of the emitted law from p at each of them
     draws = _draws(cache, settings)
+    grids = None if is_chain(settings) else SiblingGrids.of(settings)
+    mode = mode_of(settings.verify, settings.repair)
     while len(out) < settings.tokens:
         drafts = _drafts(settings, len(out))
-        trace, laws = _serve_block(
-            models, cache, settings, draws, len(blocks), prompt_ids, out, drafts
-        )
+        if grids is None:
+            trace, laws = _serve_block(
+                models, cache, settings, draws, len(blocks), prompt_ids, out, drafts
+            )
+            tvs.extend(law.tv(mode) for law in laws)
+        else:
+            b = len(blocks)
+            block = method_block(
+                models, cache, settings, grids, float(draws.final[b]), b, prompt_ids + out, drafts
+            )
+            trace = _method_trace(models, settings, b, prompt_ids + out, out, block, draws)
+            laws = [level.law for level in block.levels]
+            tvs.extend(
+                level_tv(settings, level.law, x)
+                for level, x in zip(block.levels, _copied(block), strict=True)
+            )
         blocks.append(trace)
         seen.extend(laws)
         out.extend(trace.result.emitted[: len(trace.emitted_words)])
+    alphas = [d.alpha for b in blocks for d in b.drafts]
     return RequestTrace(
         settings=settings.model_dump(),
         prompt_words=tuple(models.vocab[i] for i in prompt_ids),
@@ -58,19 +94,24 @@ def serve_request(settings: Settings, *, cache: RequestCache | None = None) -> R
         vocab_size=models.size,
         text=detokenize([models.vocab[i] for i in out]),
         blocks=tuple(blocks),
-        totals=totals(settings, blocks, _first_alpha(models, cache, settings, prompt_ids, seen)),
-        check=distribution_check(settings, models, prompt_ids, out, seen, cache),
+        totals=totals(settings, blocks, _first_alpha(models, cache, settings, prompt_ids, alphas)),
+        check=distribution_check(settings, models, prompt_ids, out, tvs, cache),
     )
 
 
 def _first_alpha(
-    models: TinyModels, cache: RequestCache, s: Settings, prompt: list[int], seen: list[Law]
+    models: TinyModels, cache: RequestCache, s: Settings, prompt: list[int], alphas: list[float]
 ) -> float:
-    """α at the request's first drafted position (needed only when nothing was drafted)."""
-    if seen:
-        return seen[0].alpha
+    """α at the request's first drafted position (needed only when nothing was drafted).
+
+    A prompt lookup that never found words to copy proposed nothing: nothing to accept."""
+    if alphas:
+        return alphas[0]
+    if s.draft_source == "lookup":
+        return 0.0
     before, prev = context_pair(models, prompt)
-    return cache.law(s.match, s.greedy, before, prev).alpha
+    law = cache.law(s.match, s.greedy, before, prev)
+    return law.alpha if is_chain(s) else level_alpha(s, law)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,19 +137,36 @@ def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> Serv
     out: list[int] = []
     alphas: list[float] = []
     draws = _draws(cache, settings)
-    blocks = 0
+    grids = None if is_chain(settings) else SiblingGrids.of(settings)
+    blocks = draft_passes = 0
     while len(out) < settings.tokens:
         drafts = _drafts(settings, len(out))
-        _, laws, result = _draft_and_verify(
-            models, cache, settings, draws, blocks, prompt_ids + out, drafts
-        )
-        alphas.extend(law.alpha for law in laws)
+        if grids is None:
+            _, laws, result = _draft_and_verify(
+                models, cache, settings, draws, blocks, prompt_ids + out, drafts
+            )
+            alphas.extend(law.alpha for law in laws)
+            draft_passes += drafts
+        else:
+            block = method_block(
+                models,
+                cache,
+                settings,
+                grids,
+                float(draws.final[blocks]),
+                blocks,
+                prompt_ids + out,
+                drafts,
+            )
+            result = block.result
+            alphas.extend(level.alpha for level in block.levels)
+            draft_passes += block.draft_passes
         out.extend(result.emitted[: settings.tokens - len(out)])
         blocks += 1
-    seen_first = alphas[0] if alphas else _first_alpha(models, cache, settings, prompt_ids, [])
+    seen_first = _first_alpha(models, cache, settings, prompt_ids, alphas)
     return ServedPath(
         target_passes=blocks if settings.verify else 0,
-        draft_passes=len(alphas),
+        draft_passes=draft_passes,
         alphas=tuple(alphas),
         first_alpha=seen_first,
     )
@@ -235,6 +293,7 @@ def _block_trace(
         bars=bars,
         residual_top=top,
         truncated=len(result.emitted) - len(kinds),
+        depth=len(draft),
     )
 
 
@@ -262,3 +321,108 @@ def _kinds(r: BlockResult) -> tuple[Kind, ...]:
     last: Kind = "repaired" if r.first_rejection is not None else "bonus"
     accepted: tuple[Kind, ...] = tuple("accepted" for _ in range(r.accepted))
     return (*accepted, last)
+
+
+# ------------------------------------------------------- trees, typical acceptance, lookup
+
+
+def _copied(block: MethodBlock) -> list[int | None]:
+    """Each level's copied token (prompt lookup's law depends on it); None for the others."""
+    if block.lookup is None:
+        return [None] * len(block.levels)
+    return [level.siblings[0] for level in block.levels]
+
+
+def _method_trace(
+    models: TinyModels,
+    s: Settings,
+    b: int,
+    context: list[int],
+    out: list[int],
+    block: MethodBlock,
+    draws: _Draws,
+) -> BlockTrace:
+    """A tree's (typical acceptance's, a lookup's) block record, beside the chain's fields."""
+    vocab = models.vocab
+    result = block.result
+    room = s.tokens - len(out)
+    kinds = _kinds(result)[:room]
+    levels = tuple(_tree_level(models, i, level) for i, level in enumerate(block.levels))
+    steps = tuple(_level_step(i, level, result) for i, level in enumerate(levels))
+    rejected = result.first_rejection
+    final = result.repair_token if result.repair_token is not None else result.bonus_token
+    last = levels[rejected] if rejected is not None else None
+    return BlockTrace(
+        index=b,
+        start=len(out),
+        context=context_words(vocab, context),
+        drafts=steps,
+        result=result,
+        emitted_words=tuple(vocab[t] for t in result.emitted[:room]),
+        emitted_kinds=kinds,
+        rejected_word=_last_tested(last).word if last is not None else None,
+        final_word=vocab[final] if final is not None else None,
+        u_final=float(draws.final[b]),
+        focus=(rejected if rejected is not None else len(levels) - 1) if levels else None,
+        bars=(),
+        residual_top=last.law_top if last is not None else (),
+        truncated=len(result.emitted) - len(kinds),
+        levels=levels,
+        depth=block.depth,
+        scored=block.scored,
+        lookup=_lookup(vocab, block),
+    )
+
+
+def _lookup(vocab: tuple[str, ...], block: MethodBlock) -> Lookup | None:
+    m = block.lookup
+    return None if m is None else Lookup(tuple(vocab[t] for t in m.ngram), m.start)
+
+
+def _tree_level(models: TinyModels, i: int, level: Level) -> TreeLevel:
+    vocab = models.vocab
+    check = level.check
+    tests = {t.index: t for t in check.tests} if check is not None else {}
+    siblings = []
+    for j, x in enumerate(level.siblings):
+        t = tests.get(j)
+        if t is not None:
+            siblings.append(SiblingStep(j, x, vocab[x], t.p, t.q, t.u, t.accepted))
+        else:  # not tested: the laws as drafted, no uniform spent on it
+            siblings.append(
+                SiblingStep(
+                    j, x, vocab[x], float(level.law.p[x]), float(level.law.q[x]), None, None
+                )
+            )
+    law_top: tuple[tuple[str, float], ...] = ()
+    if check is not None and check.law is not None:
+        order = np.argsort(-check.law, kind="stable")[:RESIDUAL_TOP]
+        law_top = tuple((vocab[t], float(check.law[t])) for t in order if check.law[t] > 0)
+    accepted = check.accepted if check is not None else None
+    return TreeLevel(i, tuple(siblings), accepted, level.alpha, level.threshold, law_top)
+
+
+def _last_tested(level: TreeLevel) -> SiblingStep:
+    return [sib for sib in level.siblings if sib.accepted is not None][-1]
+
+
+def _level_step(i: int, level: TreeLevel, r: BlockResult) -> DraftStep:
+    """The level as one drafted position: its accepted sibling, else the last one tested
+    (sibling 0 when nothing was checked)."""
+    if level.accepted is not None:
+        sib = level.siblings[level.accepted]
+    elif r.verified:
+        sib = _last_tested(level)
+    else:
+        sib = level.siblings[0]
+    return DraftStep(
+        position=i,
+        token=sib.token,
+        word=sib.word,
+        p=sib.p,
+        q=sib.q,
+        ratio=sib.p / sib.q if sib.q > 0 else float("inf"),
+        u=sib.u if sib.u is not None else 0.0,
+        accepted=(level.accepted is not None) if r.verified else None,
+        alpha=level.alpha,
+    )

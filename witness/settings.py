@@ -5,7 +5,7 @@ the command line and every validation message, so a range is written in exactly 
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -19,7 +19,30 @@ from pydantic import (
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
+from witness.keys import SIBLINGS_MAX
+
 SEED_MAX = 2**31 - 1
+# The target scores every drafted node of a tree in its one pass; past this many a pass is no
+# longer "about the cost of scoring one token" on any machine the station models (issue 12).
+TREE_NODES_MAX = 64
+# `distinct` drafting's exact law enumerates the ordered draws of a node's siblings (V^(n-1)
+# orderings of V-vectors); on the served 630-word vocabulary that is affordable for two.
+DISTINCT_WIDTH_MAX = 2
+
+Drafting = Literal["sample", "distinct", "top"]
+Acceptance = Literal["exact", "typical"]
+DraftSource = Literal["model", "lookup"]
+
+
+def tree_nodes(width: int, depth: int) -> int:
+    """Drafted nodes of a full tree: width + width² + … + width^depth (a chain: depth).
+
+    Examples
+    --------
+    >>> tree_nodes(1, 4), tree_nodes(2, 5), tree_nodes(4, 3)
+    (4, 62, 84)
+    """
+    return sum(width**d for d in range(1, depth + 1))
 
 
 class Settings(BaseModel):
@@ -97,6 +120,33 @@ class Settings(BaseModel):
         description="Time to first token (prefill), carried in from Serving; the same either way.",
         json_schema_extra={"step": 1},
     )
+    tree_width: int = Field(
+        1,
+        ge=1,
+        le=SIBLINGS_MAX,
+        title="Tree width",
+        description="Siblings drafted at every node, k levels deep; 1 is a chain. The target "
+        "scores every node in its one pass.",
+        json_schema_extra={"step": 1},
+    )
+    drafting: Drafting = Field(
+        "sample",
+        title="Sibling drafting",
+        description="How a node's siblings are drafted: sample (independent draws from q, "
+        "SpecInfer), distinct (without replacement, Sequoia), top (q's most likely, EAGLE-2).",
+    )
+    acceptance: Acceptance = Field(
+        "exact",
+        title="Acceptance rule",
+        description="exact: rejection sampling against p (lossless); typical: Medusa's "
+        "threshold on p(x), faster and not lossless.",
+    )
+    draft_source: DraftSource = Field(
+        "model",
+        title="Draft source",
+        description="model: the draft model; lookup: copy what followed the last words "
+        "earlier in the prompt and text (no draft model).",
+    )
 
     @field_validator("*", mode="wrap")
     @classmethod
@@ -115,9 +165,53 @@ class Settings(BaseModel):
         if isinstance(value, bool) and field_bounds(name)["kind"] in ("int", "float"):
             raise error
         try:
-            return handler(value)
+            out = handler(value)
         except ValidationError as exc:
             raise error from exc
+        _check_combination(name, out, info.data)
+        return out
+
+
+def _check_combination(name: str, value: Any, earlier: dict[str, Any]) -> None:
+    """Settings that are valid alone but not together, reported on the later field.
+
+    Fields validate in order, so the tree's width sees k and the draft source sees the rest:
+    the message lands on one field, whose default a page can fall back to.
+    """
+    problem = ""
+    if name == "tree_width" and "k" in earlier:
+        nodes = tree_nodes(value, earlier["k"])
+        if nodes > TREE_NODES_MAX:
+            deepest = max(d for d in range(1, 17) if tree_nodes(value, d) <= TREE_NODES_MAX)
+            problem = (
+                f"a tree {value} wide and k = {earlier['k']} deep drafts {nodes} nodes "
+                f"({' + '.join(str(value**d) for d in range(1, earlier['k'] + 1))}); the "
+                f"target scores at most {TREE_NODES_MAX} a pass: at width {value}, k is at "
+                f"most {deepest}"
+            )
+    elif name == "drafting" and value == "distinct":
+        if earlier.get("tree_width", 1) > DISTINCT_WIDTH_MAX:
+            problem = (
+                f"distinct drafting is checked exactly for at most {DISTINCT_WIDTH_MAX} "
+                f"siblings (tree_width {earlier['tree_width']} was asked)"
+            )
+    elif name == "draft_source" and value == "lookup":
+        others = [
+            f"{field} {earlier[field]}"
+            for field, default in (
+                ("tree_width", 1),
+                ("drafting", "sample"),
+                ("acceptance", "exact"),
+            )
+            if earlier.get(field, default) != default
+        ]
+        if others:
+            problem = (
+                "prompt lookup drafts one copied chain, checked exactly: it needs tree_width 1, "
+                f"drafting sample and acceptance exact (got {', '.join(others)})"
+            )
+    if problem:
+        raise PydanticCustomError("settings_combination", problem)
 
 
 def _shown(value: Any) -> str:
@@ -148,19 +242,26 @@ def _read_bounds(name: str) -> dict[str, Any]:
     extra = info.json_schema_extra
     if isinstance(extra, dict) and "step" in extra:
         out["step"] = extra["step"]
+    if out["kind"] == "choice":
+        out["choices"] = choices(name)
     out["min"] = out.get("ge", out.get("gt"))
     out["max"] = out.get("le", out.get("lt"))
     return out
 
 
-def _kind(info: FieldInfo) -> Literal["bool", "int", "float", "str"]:
-    kinds: dict[Any, Literal["bool", "int", "float", "str"]] = {
-        bool: "bool",
-        int: "int",
-        float: "float",
-        str: "str",
-    }
+Kind = Literal["bool", "int", "float", "str", "choice"]
+
+
+def _kind(info: FieldInfo) -> Kind:
+    kinds: dict[Any, Kind] = {bool: "bool", int: "int", float: "float", str: "str"}
+    if get_origin(info.annotation) is Literal:
+        return "choice"
     return kinds[info.annotation]
+
+
+def choices(name: str) -> tuple[str, ...]:
+    """The values a choice setting takes, in the order the model lists them."""
+    return tuple(get_args(Settings.model_fields[name].annotation))
 
 
 def expected_text(name: str) -> str:
@@ -168,6 +269,8 @@ def expected_text(name: str) -> str:
     b = field_bounds(name)
     if b["kind"] == "bool":
         return "true or false"
+    if b["kind"] == "choice":
+        return "one of " + ", ".join(b["choices"])
     if b["kind"] == "str":
         return f"text of at most {b['max_length']} characters"
     noun = "an integer" if b["kind"] == "int" else "a number"

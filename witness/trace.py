@@ -51,6 +51,47 @@ class Bar:
 
 
 @dataclass(frozen=True, slots=True)
+class SiblingStep:
+    """One sibling of a tree level and its check (``accepted`` None: never tested).
+
+    Exact acceptance tests ``u < p/q`` with the laws as they stood at this sibling (p′ after
+    the earlier siblings' residuals, q′ as drafted); typical acceptance has no uniform and
+    tests ``p > threshold`` (its level's)."""
+
+    index: int
+    token: int
+    word: str
+    p: float
+    q: float
+    u: float | None
+    accepted: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class TreeLevel:
+    """The siblings verification met at one depth of the walked path.
+
+    ``alpha`` is the exact chance that one of them is accepted there; ``threshold`` is
+    typical acceptance's bar on p(x) (None for the exact rule); ``law_top`` is the law the
+    closing token was drawn from when every sibling failed (the last residual)."""
+
+    position: int
+    siblings: tuple[SiblingStep, ...]
+    accepted: int | None
+    alpha: float
+    threshold: float | None
+    law_top: tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """A prompt-lookup block's source: the words matched and where they were seen before."""
+
+    ngram: tuple[str, ...]
+    start: int  # index in the block's context (prompt and text so far) of the occurrence
+
+
+@dataclass(frozen=True, slots=True)
 class BlockTrace:
     index: int
     start: int
@@ -66,6 +107,14 @@ class BlockTrace:
     bars: tuple[Bar, ...]
     residual_top: tuple[tuple[str, float], ...]
     truncated: int
+    # A tree's (or typical acceptance's) levels, one per drafted depth reached; empty for an
+    # exact chain, whose `drafts` say it all. `scored`: tokens the target scored this pass.
+    levels: tuple[TreeLevel, ...] = ()
+    # How deep the block drafted: a chain records every draft, a tree only the levels its
+    # walk reached, yet it drafted (and the target scored) the whole tree to this depth.
+    depth: int = 0
+    scored: int = 0
+    lookup: Lookup | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +131,10 @@ class Totals:
     cost_units: float
     baseline_cost_units: float
     tokens_per_pass: float | None
+    # Draft work and verification width: every node of a tree is drafted (one batched draft
+    # pass per level) and scored in the block's one target pass.
+    drafted_tokens: int
+    scored_per_pass: float | None
     mean_alpha: float
     speedup_measured: float | None
     speedup_expected: float | None

@@ -18,11 +18,15 @@ from app.contract.route import (
 from witness import Settings
 from witness.settings import field_bounds
 
-BOUND_KEYS = ("kind", "default", "min", "max", "step")
+BOUND_KEYS = ("kind", "default", "min", "max", "step", "choices")
 LINK_PARAMETERS = {
     "from": "Who sent the learner: serving or cockpit (shown in carry-in).",
     "memory": "Workload fields filled in from the saved Serving checkpoint (set by the station).",
 }
+
+
+def _listed(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
 
 
 def manifest(app: AppSettings) -> dict[str, Any]:
@@ -32,7 +36,7 @@ def manifest(app: AppSettings) -> dict[str, Any]:
             "name": name,
             "title": info.title,
             "description": info.description,
-            **{k: v for k, v in field_bounds(name).items() if k in BOUND_KEYS},
+            **{k: _listed(v) for k, v in field_bounds(name).items() if k in BOUND_KEYS},
         }
         for name, info in Settings.model_fields.items()
     ]

@@ -30,6 +30,9 @@ OBJECT_ID = f"route:{ROUTE_ID}/{STATION_ID}#{STATION_ID}-station"
 # Route memory: one localStorage entry per station under KEY_PREFIX + station id.
 KEY_PREFIX = "tsl.route."
 MEMORY_VERSION = 1
+# Settings a checkpoint saved before they existed lacks; a missing one reads as its default,
+# so those checkpoints still load (the schema leaves these, and only these, optional).
+SETTINGS_ADDED_LATER = ("tree_width", "drafting", "acceptance", "draft_source")
 EXPORT_KIND = "tsl.route-memory.export"
 # The largest stored entry the browser reads (characters); an export file may hold one per
 # station. Anything larger is kept aside as damaged, never parsed.

@@ -16,6 +16,7 @@ from app.contract.route import (
     MEMORY_VERSION,
     MODES,
     OBJECT_ID,
+    SETTINGS_ADDED_LATER,
     STATION_ID,
     STATIONS,
     WORKLOAD,
@@ -36,7 +37,13 @@ TIMESTAMP_MAX = 40  # longer than any RFC 3339 date-time a station writes
 STATION_URL_PATTERN = r"^/station(\?[^#]*)?$"
 STATION_URL_MAX = 2000
 
-_TYPES = {"bool": "boolean", "int": "integer", "float": "number", "str": "string"}
+_TYPES = {
+    "bool": "boolean",
+    "int": "integer",
+    "float": "number",
+    "str": "string",
+    "choice": "string",
+}
 # pydantic's bound names and the JSON Schema keyword each becomes.
 _KEYWORDS = {
     "ge": "minimum",
@@ -57,6 +64,8 @@ def setting_schema(name: str) -> Schema:
     """One `witness.Settings` field as a JSON Schema: its type and every bound it states."""
     bounds = field_bounds(name)
     out: Schema = {"type": _TYPES[bounds["kind"]]}
+    if "choices" in bounds:
+        out["enum"] = list(bounds["choices"])
     for attr, keyword in _KEYWORDS.items():
         if attr not in bounds or (attr == "min_length" and bounds[attr] == 0):
             continue  # a minimum length of 0 says nothing
@@ -161,8 +170,13 @@ def _speedup_boundary() -> Schema:
 
 
 def settings_block() -> Schema:
-    """Every `witness.Settings` field, all required, nothing else allowed."""
-    return _object({name: setting_schema(name) for name in Settings.model_fields})
+    """Every `witness.Settings` field, nothing else allowed; all required but those added
+    after checkpoints were first saved, which an older checkpoint lacks (their defaults)."""
+    fields = Settings.model_fields
+    return _object(
+        {name: setting_schema(name) for name in fields},
+        required=[name for name in fields if name not in SETTINGS_ADDED_LATER],
+    )
 
 
 def _speculative_checkpoint() -> Schema:

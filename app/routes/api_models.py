@@ -174,6 +174,7 @@ class QueryParameter(TypedDict):
     min: NotRequired[int | float | None]
     max: NotRequired[int | float | None]
     step: NotRequired[int | float]
+    choices: NotRequired[list[str]]
 
 
 class Links(TypedDict):

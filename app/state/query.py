@@ -123,15 +123,20 @@ def _memory_fields(text: str, problems: list[FieldProblem]) -> tuple[str, ...]:
 
 def _settings(raw: Mapping[str, str], problems: list[FieldProblem]) -> Settings:
     given = {k: v for k, v in raw.items() if k in Settings.model_fields}
-    try:
-        return Settings.model_validate(given)
-    except ValidationError as exc:
-        bad = set()
-        for err in exc.errors():
-            name = str(err["loc"][0]) if err["loc"] else "settings"
-            bad.add(name)
-            problems.append(FieldProblem(name, f"{err['msg']}; the default was used"))
-        return Settings.model_validate({k: v for k, v in given.items() if k not in bad})
+    # A field that fell back to its default can make a later one invalid in combination
+    # (k=99&tree_width=3: k's default 4 is too deep for width 3), so drop and retry; every
+    # round drops at least one field, and an empty query is valid.
+    while True:
+        try:
+            return Settings.model_validate(given)
+        except ValidationError as exc:
+            before = len(given)
+            for err in exc.errors():
+                name = str(err["loc"][0]) if err["loc"] else "settings"
+                given.pop(name, None)
+                problems.append(FieldProblem(name, f"{err['msg']}; the default was used"))
+            if len(given) == before:  # nothing left to drop: the defaults
+                return Settings()
 
 
 def _int_field(

@@ -58,7 +58,11 @@ export const SETTINGS = {
   "tokens": {"kind": "int", "type": "integer", "minimum": 1, "maximum": 256},
   "prompt": {"kind": "str", "type": "string", "maxLength": 200},
   "tpot_ms": {"kind": "float", "type": "number", "exclusiveMinimum": 0, "maximum": 10000},
-  "ttft_ms": {"kind": "float", "type": "number", "minimum": 0, "maximum": 600000}
+  "ttft_ms": {"kind": "float", "type": "number", "minimum": 0, "maximum": 600000},
+  "tree_width": {"kind": "int", "type": "integer", "minimum": 1, "maximum": 4},
+  "drafting": {"kind": "choice", "type": "string", "enum": ["sample", "distinct", "top"]},
+  "acceptance": {"kind": "choice", "type": "string", "enum": ["exact", "typical"]},
+  "draft_source": {"kind": "choice", "type": "string", "enum": ["model", "lookup"]}
 };
 
 // Prediction interventions.

@@ -227,7 +227,7 @@ function migrateV0(old) {
     for (const [k, { kind }] of Object.entries(SETTINGS)) {
       if (!params.has(k)) continue;
       const raw = params.get(k);
-      const value = kind === "bool" ? ["on", "true", "1"].includes(raw) : kind === "str" ? raw : Number(raw);
+      const value = kind === "bool" ? ["on", "true", "1"].includes(raw) : kind === "str" || kind === "choice" ? raw : Number(raw);
       // What is left out (or out of range) makes the migrated entry fail validation below.
       if (typeof value !== "number" || Number.isFinite(value)) settings[k] = value;
     }

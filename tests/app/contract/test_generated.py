@@ -17,6 +17,7 @@ import pytest
 
 from app.contract import generate, route
 from app.contract.generate import CONTRACT_JS, SCHEMA, VALIDATOR_JS, main, outputs, stale
+from app.contract.route import SETTINGS_ADDED_LATER
 from app.contract.schema import route_memory_schema
 from witness.settings import Settings, field_bounds
 
@@ -115,7 +116,13 @@ def test_the_validator_is_csp_safe_and_self_contained() -> None:
 
 # --------------------------------------------------------------------------- field by field
 
-TYPES = {"bool": "boolean", "int": "integer", "float": "number", "str": "string"}
+TYPES = {
+    "bool": "boolean",
+    "int": "integer",
+    "float": "number",
+    "str": "string",
+    "choice": "string",
+}
 
 
 def _defs() -> dict[str, Any]:
@@ -132,12 +139,15 @@ def _assert_is_setting(node: dict[str, Any], name: str) -> None:
     assert node.get("exclusiveMaximum") == b.get("lt"), name
     assert node.get("maxLength") == b.get("max_length"), name
     assert node.get("minLength", 0) == b.get("min_length", 0), name
+    assert node.get("enum") == (list(b["choices"]) if "choices" in b else None), name
 
 
 def test_the_settings_block_is_what_settings_says_field_by_field() -> None:
     block = _defs()["speculativeCheckpoint"]["properties"]["settings"]
     assert list(block["properties"]) == list(Settings.model_fields)
-    assert block["required"] == list(Settings.model_fields)
+    # Old checkpoints lack the settings added since; they must still load (as defaults).
+    assert block["required"] == [n for n in Settings.model_fields if n not in SETTINGS_ADDED_LATER]
+    assert set(SETTINGS_ADDED_LATER) <= set(Settings.model_fields)
     assert block["additionalProperties"] is False
     for name in Settings.model_fields:
         _assert_is_setting(block["properties"][name], name)

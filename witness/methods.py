@@ -1,0 +1,289 @@
+"""One block of the served request under the methods serving systems use beside the chain.
+
+- **Token trees** (SpecInfer, Sequoia, EAGLE-2): every node drafts ``tree_width`` siblings
+  from q given its path, ``k`` levels deep; the target scores every node in one pass, and
+  verification walks down from the root, testing a node's siblings in turn against the
+  residual left by the ones before (`witness.siblings`). A walk that rejects every sibling
+  of a node ends with a token from the last residual; one that reaches a leaf, with a bonus.
+- **Typical acceptance** (Medusa): the first sibling whose p(x) clears a bar set by p's
+  entropy is accepted; none does, the target's argmax is emitted. Not lossless.
+- **Prompt lookup**: the draft is copied from earlier in the request (`witness.lookup`), a
+  one-hot law, so a copied token stands with probability p(x).
+
+Only the walked path is computed. A real system drafts the whole tree (one batched draft
+pass per level) and its target scores all of it, and the witness counts that work; but a
+node whose parent was rejected cannot change what is emitted, so its tokens are never
+drawn here. Sibling j at depth i uses the keyed uniforms (block, i, j) of
+`witness.keys.sibling_uniforms`: sibling 0 is the chain's own draw, so widening a chain
+into a tree keeps every decision the chain made until a second sibling is needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from witness.cache import RequestCache
+from witness.keys import Stream, sibling_uniforms
+from witness.laws import FloatArray, Law, context_pair
+from witness.lm import TinyModels
+from witness.lookup import LookupMatch, lookup_draft
+from witness.rule import BlockResult
+from witness.settings import Settings, tree_nodes
+from witness.siblings import (
+    SiblingResult,
+    draft_siblings,
+    sibling_acceptance,
+    sibling_distribution,
+    verify_siblings_unchecked,
+)
+from witness.theory import sample_from_cdf, total_variation_unchecked
+from witness.typical import typical_distribution, typical_threshold, verify_typical
+
+
+def is_chain(s: Settings) -> bool:
+    """Today's chain: one draft model's sibling per level, the exact rule (the fast path)."""
+    return s.tree_width == 1 and s.acceptance == "exact" and s.draft_source == "model"
+
+
+@dataclass(frozen=True, slots=True)
+class SiblingGrids:
+    """The request's keyed sibling uniforms, indexed [block, depth, sibling]."""
+
+    draft: FloatArray
+    accept: FloatArray
+
+    @classmethod
+    def of(cls, s: Settings) -> SiblingGrids:
+        n, k, w = s.tokens, s.k, s.tree_width
+        return cls(
+            sibling_uniforms(s.seed, n, k, w, Stream.DRAFT),
+            sibling_uniforms(s.seed, n, k, w, Stream.ACCEPT),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """What verification met at one depth: the siblings, their checks, the chance of one."""
+
+    law: Law
+    siblings: tuple[int, ...]
+    check: SiblingResult | None  # None: verify off, nothing checked
+    alpha: float
+    threshold: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class MethodBlock:
+    result: BlockResult
+    levels: tuple[Level, ...]
+    path: tuple[int, ...]  # the drafted token at each depth reached (accepted, or sibling 0)
+    lookup: LookupMatch | None
+    scored: int  # tokens the target scored in the block's pass (0 with verify off)
+    drafted: int  # tokens drafted: every node of the tree, or the copied tokens
+    draft_passes: int  # one batched pass per level; none for prompt lookup
+    depth: int  # levels drafted (the tree's depth, or how many tokens were copied)
+
+
+def method_block(
+    models: TinyModels,
+    cache: RequestCache,
+    s: Settings,
+    grids: SiblingGrids,
+    u_final: float,
+    b: int,
+    context: list[int],
+    drafts: int,
+) -> MethodBlock:
+    """Block ``b`` of a tree, typical acceptance or prompt lookup, drafting ``drafts`` deep."""
+    if s.draft_source == "lookup":
+        return _lookup_block(models, cache, s, grids, u_final, b, context, drafts)
+    before, prev = context_pair(models, context)
+    levels: list[Level] = []
+    path: list[int] = []
+    for i in range(drafts):
+        law = cache.law(s.match, s.greedy, before, prev)
+        siblings = draft_siblings(law.q, s.tree_width, grids.draft[b, i], drafting=s.drafting)
+        check = _check(s, law, siblings, grids.accept[b, i], u_final) if s.verify else None
+        levels.append(Level(law, siblings, check, level_alpha(s, law), _threshold(s, law)))
+        if check is not None and check.accepted is None:
+            return _closed(s, levels, path, None, check.token, drafts)
+        x = (
+            siblings[check.accepted]
+            if check is not None and check.accepted is not None
+            else siblings[0]
+        )
+        path.append(x)
+        before, prev = prev, x
+    if not s.verify:
+        result = BlockResult(len(path), None, tuple(path), None, None, verified=False)
+        drafted = _drafted(s, drafts)
+        return MethodBlock(result, tuple(levels), tuple(path), None, 0, drafted, drafts, drafts)
+    bonus = _sample(cache.target(s.greedy, before, prev), u_final)
+    return _closed(s, levels, path, bonus, None, drafts)
+
+
+def _check(
+    s: Settings, law: Law, siblings: tuple[int, ...], u: FloatArray, u_final: float
+) -> SiblingResult:
+    if s.acceptance == "typical":
+        return verify_typical(law.p, law.q, siblings, u_final)
+    residual0 = law.residual if s.drafting != "top" else None
+    return verify_siblings_unchecked(
+        law.p,
+        law.q,
+        siblings,
+        u,
+        u_final,
+        drafting=s.drafting,
+        repair=s.repair,
+        residual0=residual0,
+    )
+
+
+def _closed(
+    s: Settings,
+    levels: list[Level],
+    path: list[int],
+    bonus: int | None,
+    repair: int | None,
+    drafts: int,
+) -> MethodBlock:
+    """A verified block's result: the accepted path, then the repair or the bonus token."""
+    final = bonus if bonus is not None else repair
+    assert final is not None
+    rejected = None if bonus is not None else len(path)
+    result = BlockResult(len(path), rejected, (*path, final), repair, bonus)
+    drafted = _drafted(s, drafts)
+    return MethodBlock(
+        result, tuple(levels), tuple(path), None, 1 + drafted, drafted, drafts, drafts
+    )
+
+
+def _drafted(s: Settings, depth: int) -> int:
+    return tree_nodes(s.tree_width, depth)
+
+
+def _lookup_block(
+    models: TinyModels,
+    cache: RequestCache,
+    s: Settings,
+    grids: SiblingGrids,
+    u_final: float,
+    b: int,
+    context: list[int],
+    drafts: int,
+) -> MethodBlock:
+    """Copy, then verify each copied token as a one-hot draft; no match: a plain pass."""
+    match = lookup_draft(context, drafts)
+    copied = match.continuation if match is not None else ()
+    before, prev = context_pair(models, context)
+    levels: list[Level] = []
+    path: list[int] = []
+    for i, x in enumerate(copied):
+        law = cache.law(s.match, s.greedy, before, prev)
+        check = None
+        if s.verify:
+            check = verify_siblings_unchecked(
+                law.p, law.q, (x,), grids.accept[b, i, :1], u_final, drafting="top", repair=s.repair
+            )
+        levels.append(Level(law, (x,), check, float(law.p[x]), None))
+        if check is not None and check.accepted is None:
+            block = _closed(s, levels, path, None, check.token, len(copied))
+            return _as_lookup(block, match, len(copied))
+        path.append(x)
+        before, prev = prev, x
+    if not s.verify:
+        result = BlockResult(len(path), None, tuple(path), None, None, verified=False)
+        return MethodBlock(
+            result, tuple(levels), tuple(path), match, 0, len(copied), 0, len(copied)
+        )
+    bonus = _sample(cache.target(s.greedy, before, prev), u_final)
+    return _as_lookup(_closed(s, levels, path, bonus, None, len(copied)), match, len(copied))
+
+
+def _as_lookup(block: MethodBlock, match: LookupMatch | None, copied: int) -> MethodBlock:
+    return MethodBlock(block.result, block.levels, block.path, match, 1 + copied, copied, 0, copied)
+
+
+def _sample(p: FloatArray, u: float) -> int:
+    return sample_from_cdf(p, np.cumsum(p), u)
+
+
+# ------------------------------------------------------------------------- exact, per level
+
+
+def level_alpha(s: Settings, law: Law) -> float:
+    """The exact chance that verification accepts one of this node's siblings."""
+    key = ("alpha", s.tree_width, s.drafting, s.acceptance)
+    if key not in law.memo:
+        if s.acceptance == "typical":
+            law.memo[key] = typical_acceptance(law.p, law.q, s.tree_width, s.drafting)
+        else:
+            law.memo[key] = sibling_acceptance(law.p, law.q, s.tree_width, drafting=s.drafting)
+    return float(law.memo[key])  # type: ignore[arg-type]
+
+
+def _threshold(s: Settings, law: Law) -> float | None:
+    return typical_threshold(law.p) if s.acceptance == "typical" else None
+
+
+def typical_acceptance(p: FloatArray, q: FloatArray, n: int, drafting: str) -> float:
+    """P(at least one of the n siblings clears typical acceptance's bar), by drafting."""
+    typical = p > typical_threshold(p)
+    if drafting == "top":
+        return float(typical[np.argsort(-q, kind="stable")[:n]].any())
+    atypical_mass = float(q[~typical].sum())
+    if drafting == "sample" or n == 1:
+        return 1.0 - atypical_mass**n
+    # distinct, two siblings: an atypical first x, then an atypical second from q without x.
+    # A first sibling with all of q's mass leaves nothing to draft: no second chance.
+    first = np.where(typical, 0.0, q)
+    left = np.where(q < 1.0, 1.0 - q, 1.0)
+    second = np.where(q < 1.0, np.maximum(atypical_mass - first, 0.0) / left, 1.0)
+    return 1.0 - float((first * second).sum())
+
+
+def level_tv(s: Settings, law: Law, drafted: int | None = None) -> float:
+    """Exact TV between the law this method emits at a level and p.
+
+    Prompt lookup's law depends on the copied token ``drafted``; the others' only on the
+    laws and the switches, so they are kept on the `Law`.
+    """
+    if s.draft_source == "lookup":
+        assert drafted is not None
+        return total_variation_unchecked(lookup_law(law.p, drafted, s.verify, s.repair), law.p)
+    key = ("tv", s.tree_width, s.drafting, s.acceptance, s.verify, s.repair)
+    if key not in law.memo:
+        law.memo[key] = total_variation_unchecked(method_law(s, law), law.p)
+    return float(law.memo[key])  # type: ignore[arg-type]
+
+
+def method_law(s: Settings, law: Law) -> FloatArray:
+    """The exact law of the token a tree (or typical acceptance) emits at one level."""
+    if not s.verify:  # the first sibling stands unchecked
+        return unverified_law(law.q, s.drafting)
+    if s.acceptance == "typical":
+        return typical_distribution(law.p, law.q, n=s.tree_width, drafting=s.drafting)
+    return sibling_distribution(law.p, law.q, s.tree_width, drafting=s.drafting, repair=s.repair)
+
+
+def unverified_law(q: FloatArray, drafting: str) -> FloatArray:
+    """Sibling 0 emitted unchecked: a draw from q, or q's argmax for top drafting."""
+    if drafting != "top":
+        return q
+    out = np.zeros_like(q)
+    out[int(np.argmax(q))] = 1.0
+    return out
+
+
+def lookup_law(p: FloatArray, x: int, verify: bool, repair: bool) -> FloatArray:
+    """The law a copied token x leaves at its position: p when verified and repaired."""
+    one = np.zeros_like(p)
+    one[x] = 1.0
+    if not verify:
+        return one
+    if repair:
+        return p.copy()  # x with probability p(x), else p without x renormalised: p
+    return p[x] * one + (1.0 - p[x]) * p
