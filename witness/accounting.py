@@ -58,13 +58,15 @@ def totals(s: Settings, blocks: Sequence[BlockTrace], first_alpha: float) -> Tot
     to generate, verified) takes ``first_alpha``, the acceptance rate where it would have.
     """
     n = s.tokens
-    target_passes = len(blocks) if s.verify else 0
+    # Verified, every block is one target pass; unverified, only a prompt lookup's block with
+    # nothing to copy runs the target (plain decoding of that token).
+    target_passes = len(blocks) if s.verify else sum(b.scored > 0 for b in blocks)
     # A tree drafts every node, one batched draft pass per level; prompt lookup copies its
     # draft, with no draft model to run (its cost is string matching, ~0).
     depths = [b.depth for b in blocks]
     draft_passes = 0 if s.draft_source == "lookup" else sum(depths)
     drafted = sum(tree_nodes(s.tree_width, d) for d in depths)
-    scored = len(blocks) + drafted
+    scored = sum(b.scored for b in blocks)
     accepted = sum(b.result.accepted for b in blocks) if s.verify else 0
     rejected = sum(b.result.first_rejection is not None for b in blocks)
     cost = cost_units(target_passes, draft_passes, s.draft_cost)

@@ -118,6 +118,8 @@ class EvaluationSlice:
     alpha: float
     current_mode: Mode
     modes: tuple[ModeCheck, ...]
+    # The tree, typical acceptance and prompt lookup on the same two gates, same position.
+    methods: tuple[MethodCheck, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = plain(asdict(self))
@@ -157,6 +159,12 @@ def first_token_check(
     quarter of the draws at k = 4, which keeps a slider move inside its budget. A ``cache``
     keeps the seed's uniform grids for the next slider move.
     """
+    if not is_chain(settings):
+        verify, repair = switches(mode)
+        own = own_check(settings.model_copy(update={"verify": verify, "repair": repair}), blocks)
+        return FirstTokenCheck(
+            mode, own.blocks, own.chi_square, own.tv_empirical, own.tv_exact, own.keeps_target
+        )
     p, q = first_position(settings)
     verify, repair = switches(mode)
     sim = simulate_blocks(
@@ -222,4 +230,10 @@ def evaluate(
         alpha=float(acceptance_rate(p, q)),
         current_mode=mode_of(settings.verify, settings.repair),
         modes=tuple(check_mode(settings, mode, blocks, cache=cache) for mode, _, _ in MODES),
+        methods=method_checks(settings, blocks, cache=cache),
     )
+
+
+# Imported last: the method checks reuse this module's chi-square and first position.
+from witness.method_slice import MethodCheck, method_checks, own_check  # noqa: E402
+from witness.methods import is_chain  # noqa: E402

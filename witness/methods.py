@@ -39,7 +39,12 @@ from witness.siblings import (
     verify_siblings_unchecked,
 )
 from witness.theory import sample_from_cdf, total_variation_unchecked
-from witness.typical import typical_distribution, typical_threshold, verify_typical
+from witness.typical import (
+    typical_acceptance,
+    typical_distribution,
+    typical_threshold,
+    verify_typical,
+)
 
 
 def is_chain(s: Settings) -> bool:
@@ -128,7 +133,7 @@ def _check(
     s: Settings, law: Law, siblings: tuple[int, ...], u: FloatArray, u_final: float
 ) -> SiblingResult:
     if s.acceptance == "typical":
-        return verify_typical(law.p, law.q, siblings, u_final)
+        return verify_typical(law.p, law.q, siblings, u_final, drafting=s.drafting)
     residual0 = law.residual if s.drafting != "top" else None
     return verify_siblings_unchecked(
         law.p,
@@ -194,6 +199,10 @@ def _lookup_block(
             return _as_lookup(block, match, len(copied))
         path.append(x)
         before, prev = prev, x
+    if not s.verify and not copied:
+        # Nothing to copy and nothing to check: the block is plain decoding, a target pass.
+        token = _sample(cache.target(s.greedy, before, prev), u_final)
+        return MethodBlock(BlockResult(0, None, (token,), None, token), (), (), None, 1, 0, 0, 0)
     if not s.verify:
         result = BlockResult(len(path), None, tuple(path), None, None, verified=False)
         return MethodBlock(
@@ -219,7 +228,7 @@ def level_alpha(s: Settings, law: Law) -> float:
     key = ("alpha", s.tree_width, s.drafting, s.acceptance)
     if key not in law.memo:
         if s.acceptance == "typical":
-            law.memo[key] = typical_acceptance(law.p, law.q, s.tree_width, s.drafting)
+            law.memo[key] = typical_acceptance(law.p, law.q, n=s.tree_width, drafting=s.drafting)
         else:
             law.memo[key] = sibling_acceptance(law.p, law.q, s.tree_width, drafting=s.drafting)
     return float(law.memo[key])  # type: ignore[arg-type]
@@ -227,22 +236,6 @@ def level_alpha(s: Settings, law: Law) -> float:
 
 def _threshold(s: Settings, law: Law) -> float | None:
     return typical_threshold(law.p) if s.acceptance == "typical" else None
-
-
-def typical_acceptance(p: FloatArray, q: FloatArray, n: int, drafting: str) -> float:
-    """P(at least one of the n siblings clears typical acceptance's bar), by drafting."""
-    typical = p > typical_threshold(p)
-    if drafting == "top":
-        return float(typical[np.argsort(-q, kind="stable")[:n]].any())
-    atypical_mass = float(q[~typical].sum())
-    if drafting == "sample" or n == 1:
-        return 1.0 - atypical_mass**n
-    # distinct, two siblings: an atypical first x, then an atypical second from q without x.
-    # A first sibling with all of q's mass leaves nothing to draft: no second chance.
-    first = np.where(typical, 0.0, q)
-    left = np.where(q < 1.0, 1.0 - q, 1.0)
-    second = np.where(q < 1.0, np.maximum(atypical_mass - first, 0.0) / left, 1.0)
-    return 1.0 - float((first * second).sum())
 
 
 def level_tv(s: Settings, law: Law, drafted: int | None = None) -> float:
@@ -253,7 +246,9 @@ def level_tv(s: Settings, law: Law, drafted: int | None = None) -> float:
     """
     if s.draft_source == "lookup":
         assert drafted is not None
-        return total_variation_unchecked(lookup_law(law.p, drafted, s.verify, s.repair), law.p)
+        return float(
+            total_variation_unchecked(lookup_law(law.p, drafted, s.verify, s.repair), law.p)
+        )
     key = ("tv", s.tree_width, s.drafting, s.acceptance, s.verify, s.repair)
     if key not in law.memo:
         law.memo[key] = total_variation_unchecked(method_law(s, law), law.p)
@@ -286,4 +281,5 @@ def lookup_law(p: FloatArray, x: int, verify: bool, repair: bool) -> FloatArray:
         return one
     if repair:
         return p.copy()  # x with probability p(x), else p without x renormalised: p
-    return p[x] * one + (1.0 - p[x]) * p
+    biased: FloatArray = p[x] * one + (1.0 - p[x]) * p
+    return biased

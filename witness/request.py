@@ -138,7 +138,7 @@ def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> Serv
     alphas: list[float] = []
     draws = _draws(cache, settings)
     grids = None if is_chain(settings) else SiblingGrids.of(settings)
-    blocks = draft_passes = 0
+    blocks = draft_passes = target_passes = 0  # target passes: counted when verify is off
     while len(out) < settings.tokens:
         drafts = _drafts(settings, len(out))
         if grids is None:
@@ -161,11 +161,12 @@ def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> Serv
             result = block.result
             alphas.extend(level.alpha for level in block.levels)
             draft_passes += block.draft_passes
+            target_passes += block.scored > 0
         out.extend(result.emitted[: settings.tokens - len(out)])
         blocks += 1
     seen_first = _first_alpha(models, cache, settings, prompt_ids, alphas)
     return ServedPath(
-        target_passes=blocks if settings.verify else 0,
+        target_passes=blocks if settings.verify else target_passes,
         draft_passes=draft_passes,
         alphas=tuple(alphas),
         first_alpha=seen_first,
@@ -294,6 +295,7 @@ def _block_trace(
         residual_top=top,
         truncated=len(result.emitted) - len(kinds),
         depth=len(draft),
+        scored=len(draft) + 1 if s.verify else 0,
     )
 
 

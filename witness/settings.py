@@ -45,6 +45,18 @@ def tree_nodes(width: int, depth: int) -> int:
     return sum(width**d for d in range(1, depth + 1))
 
 
+def max_depth(width: int) -> int:
+    """The deepest k a tree of this width may draft within `TREE_NODES_MAX` (and the k range).
+
+    Examples
+    --------
+    >>> [max_depth(w) for w in (1, 2, 3, 4)]
+    [16, 5, 3, 2]
+    """
+    k_max = int(field_bounds("k")["max"])
+    return max(d for d in range(1, k_max + 1) if tree_nodes(width, d) <= TREE_NODES_MAX)
+
+
 class Settings(BaseModel):
     """Everything that decides one served request; the same settings give the same bytes."""
 
@@ -182,7 +194,7 @@ def _check_combination(name: str, value: Any, earlier: dict[str, Any]) -> None:
     if name == "tree_width" and "k" in earlier:
         nodes = tree_nodes(value, earlier["k"])
         if nodes > TREE_NODES_MAX:
-            deepest = max(d for d in range(1, 17) if tree_nodes(value, d) <= TREE_NODES_MAX)
+            deepest = max_depth(value)
             problem = (
                 f"a tree {value} wide and k = {earlier['k']} deep drafts {nodes} nodes "
                 f"({' + '.join(str(value**d) for d in range(1, earlier['k'] + 1))}); the "

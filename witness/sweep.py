@@ -18,11 +18,18 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from witness.accounting import cost_units, measured_speedup
+from witness.accounting import cost_units, draft_cost, measured_speedup
 from witness.cache import RequestCache
 from witness.ensemble import serve_ensemble
 from witness.request import serve_request
-from witness.settings import Settings, field_bounds
+from witness.settings import (
+    DISTINCT_WIDTH_MAX,
+    TREE_NODES_MAX,
+    Settings,
+    field_bounds,
+    max_depth,
+    tree_nodes,
+)
 from witness.theory import (
     break_even_cost,
     draft_length_optimum,
@@ -44,6 +51,21 @@ class SweepPoint:
 
 
 @dataclass(frozen=True, slots=True)
+class WidthPoint:
+    """The request on screen drafted as a tree of this width at the current k (one request)."""
+
+    width: int
+    k: int
+    tokens_per_pass: float | None
+    scored_per_pass: float | None  # tokens the target scored per pass: the wider pass's size
+    drafted_tokens: int
+    draft_passes: int
+    mean_alpha: float  # this request's acceptance per level
+    speedup_measured: float | None
+    speedup_expected: float | None  # the formula at this request's acceptance per level
+
+
+@dataclass(frozen=True, slots=True)
 class KSweep:
     alpha: float  # the station's α for the current state (see witness.ensemble)
     draft_cost: float
@@ -51,7 +73,9 @@ class KSweep:
     optimal_k_unconstrained: int | None  # over every k; None: the speedup rises without end
     speedup_limit: float | None  # what it rises toward then (inf: unbounded)
     pays: bool  # some k pays by the formula: α > c, the k = 1 break-even
-    points: tuple[SweepPoint, ...]
+    points: tuple[SweepPoint, ...]  # k = 1 .. k_max: the deepest k the tree's width allows
+    k_max: int = K_MAX
+    widths: tuple[WidthPoint, ...] = ()  # the tree widths at the current k (`width_sweep`)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = plain(asdict(self))
@@ -74,22 +98,31 @@ class MeasuredPoint:
 def measure_k(
     settings: Settings, *, cache: RequestCache | None = None
 ) -> tuple[MeasuredPoint, ...]:
-    """The request on screen served at every allowed k.
+    """The request on screen served at every allowed k (a wide tree allows fewer).
 
     Neither the current k nor the draft cost changes what is measured here (the cost only
     prices the passes), so one measurement serves every k and c of the instrument.
     """
     cache = RequestCache() if cache is None else cache
     out = []
-    for k in range(1, K_MAX + 1):
+    for k in range(1, max_depth(settings.tree_width) + 1):
         t = serve_request(settings.model_copy(update={"k": k}), cache=cache).totals
         out.append(MeasuredPoint(k, t.tokens, t.target_passes, t.draft_passes))
     return tuple(out)
 
 
-def sweep_from(measured: tuple[MeasuredPoint, ...], alpha: float, c: float) -> KSweep:
-    """The sweep from its measured points and the station's α at draft cost ``c``."""
-    optimum = draft_length_optimum(alpha, c, K_MAX)
+def sweep_from(
+    measured: tuple[MeasuredPoint, ...],
+    alpha: float,
+    c: float,
+    widths: tuple[WidthPoint, ...] = (),
+) -> KSweep:
+    """The sweep from its measured points and the station's α at draft cost ``c``.
+
+    For a tree, α is the acceptance per level and the formula is the chain's with α := β:
+    a level is one draft pass, whatever its width (`witness.methods`)."""
+    k_max = measured[-1].k
+    optimum = draft_length_optimum(alpha, c, k_max)
     points = tuple(
         SweepPoint(
             k=m.k,
@@ -108,7 +141,42 @@ def sweep_from(measured: tuple[MeasuredPoint, ...], alpha: float, c: float) -> K
         speedup_limit=optimum.limit,
         pays=speculation_pays(alpha, c),
         points=points,
+        k_max=k_max,
+        widths=widths,
     )
+
+
+def width_sweep(settings: Settings, *, cache: RequestCache | None = None) -> tuple[WidthPoint, ...]:
+    """The request on screen as a tree of every width that fits at the current k.
+
+    One request per width (the same seed, so sibling 0 makes the chain's draws): a worked
+    example, not a verdict. Prompt lookup and typical acceptance keep their own rules.
+    """
+    cache = RequestCache() if cache is None else cache
+    if settings.draft_source == "lookup":
+        return ()
+    out = []
+    for w in range(1, int(field_bounds("tree_width")["max"]) + 1):
+        if tree_nodes(w, settings.k) > TREE_NODES_MAX or (
+            settings.drafting == "distinct" and w > DISTINCT_WIDTH_MAX
+        ):
+            continue  # a tree the settings refuse
+        s = settings.model_copy(update={"tree_width": w})
+        t = serve_request(s, cache=cache).totals
+        out.append(
+            WidthPoint(
+                width=w,
+                k=s.k,
+                tokens_per_pass=t.tokens_per_pass,
+                scored_per_pass=t.scored_per_pass,
+                drafted_tokens=t.drafted_tokens,
+                draft_passes=t.draft_passes,
+                mean_alpha=t.mean_alpha,
+                speedup_measured=t.speedup_measured,
+                speedup_expected=t.speedup_expected,
+            )
+        )
+    return tuple(out)
 
 
 def sweep_k(
@@ -123,4 +191,5 @@ def sweep_k(
     cache = RequestCache() if cache is None else cache
     if alpha is None:
         alpha = serve_ensemble(settings, cache=cache).alpha
-    return sweep_from(measure_k(settings, cache=cache), alpha, settings.draft_cost)
+    widths = width_sweep(settings, cache=cache)
+    return sweep_from(measure_k(settings, cache=cache), alpha, draft_cost(settings), widths)
