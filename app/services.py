@@ -13,11 +13,12 @@ from functools import partial
 
 from app.rendering.memo import Memo
 from witness import RequestCache, RequestTrace, Settings, serve_request
+from witness.accounting import draft_cost
 from witness.ensemble import Comparison, Ensemble, compare, serve_ensemble
 from witness.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first_token_check
 from witness.modes import Mode, mode_of
 from witness.request import ServedPath, serve_path
-from witness.sweep import KSweep, MeasuredPoint, measure_k, sweep_from
+from witness.sweep import KSweep, MeasuredPoint, WidthPoint, measure_k, sweep_from, width_sweep
 
 # The live evidence samples a quick slice of the current mode; the full three-mode slice
 # (100 000 blocks each) is the Next panel's job. 10 000 blocks keep a slider move in budget.
@@ -40,6 +41,7 @@ class Witness:
             partial(_first_token_check, cache=c), QUICK_CHECKS
         )
         self._sweeps: Memo[tuple[MeasuredPoint, ...]] = Memo(partial(measure_k, cache=c), SWEEPS)
+        self._widths: Memo[tuple[WidthPoint, ...]] = Memo(partial(width_sweep, cache=c), SWEEPS)
         # One request's passes, kept per seed: neighbouring seeds' ensembles share all but one.
         self._paths: Memo[ServedPath] = Memo(partial(serve_path, cache=c), PATHS)
         self._ensembles: Memo[Ensemble] = Memo(partial(serve_ensemble, path=self._paths), ENSEMBLES)
@@ -58,6 +60,10 @@ class Witness:
             seed=settings.seed,
             greedy=settings.greedy,
             prompt=settings.prompt,
+            tree_width=settings.tree_width,
+            drafting=settings.drafting,
+            acceptance=settings.acceptance,
+            draft_source=settings.draft_source,
         )
         return self._quick(key, mode_of(settings.verify, settings.repair))
 
@@ -76,7 +82,10 @@ class Witness:
         """Speedup against k: the measured requests do not depend on the instrument's own k
         or cost; the formula's curve takes the state's α and cost."""
         key = _untimed(settings).model_copy(update={"k": 1, "draft_cost": 0.0})
-        return sweep_from(self._sweeps(key), self.ensemble(settings).alpha, settings.draft_cost)
+        widths = self._widths(_untimed(settings).model_copy(update={"draft_cost": 0.0}))
+        return sweep_from(
+            self._sweeps(key), self.ensemble(settings).alpha, draft_cost(settings), widths
+        )
 
     def slice(self, settings: Settings) -> EvaluationSlice:
         """The evaluation slice runs every mode, and its timings are not part of it."""
@@ -91,6 +100,7 @@ class Witness:
             "traces": len(self._traces),
             "quick_checks": len(self._quick),
             "sweeps": len(self._sweeps),
+            "widths": len(self._widths),
             "slices": len(self._slices),
             "ensembles": len(self._ensembles),
             "paths": len(self._paths),

@@ -8,6 +8,14 @@ from witness.cache import RequestCache
 from witness.request import serve_request
 from witness.rule import BlockResult, verify_block
 from witness.settings import Settings
+from witness.siblings import (
+    SiblingResult,
+    expected_tree_tokens_per_pass,
+    sibling_acceptance,
+    sibling_distribution,
+    simulate_siblings,
+    verify_siblings,
+)
 from witness.simulate import Simulation, simulate_blocks
 from witness.theory import (
     acceptance_rate,
@@ -18,20 +26,28 @@ from witness.theory import (
     residual,
 )
 from witness.trace import RequestTrace
+from witness.typical import typical_distribution
 
 __all__ = [
     "BlockResult",
     "RequestCache",
     "RequestTrace",
     "Settings",
+    "SiblingResult",
     "Simulation",
     "acceptance_rate",
     "expected_speedup",
     "expected_tokens_per_pass",
+    "expected_tree_tokens_per_pass",
     "optimal_k",
     "output_distribution",
     "residual",
     "serve_request",
+    "sibling_acceptance",
+    "sibling_distribution",
     "simulate_blocks",
+    "simulate_siblings",
+    "typical_distribution",
     "verify_block",
+    "verify_siblings",
 ]

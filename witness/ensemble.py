@@ -106,6 +106,7 @@ class Ensemble:
     alpha_low: float  # the 10th and 90th percentiles of α over those positions
     alpha_high: float
     tokens_per_pass: float | None  # pooled: all tokens over all target passes
+    drafted_positions: int = 0  # positions drafted (or copied) over every request
 
     def speedups(self, c: float) -> NDArray[np.float64]:
         """Each request's speedup over plain decoding at draft cost ``c`` (inf at cost 0)."""
@@ -155,6 +156,7 @@ def serve_ensemble(
     seeds = ensemble_seeds(settings.seed, n)
     served = [path(settings.model_copy(update={"seed": s})) for s in seeds]
     alphas = np.fromiter((a for p in served for a in p.alphas), dtype=np.float64)
+    drafted = int(alphas.size)
     if alphas.size == 0:  # one token to generate: nothing drafted, α where it would have been
         alphas = np.array([served[0].first_alpha])
     passes = tuple(p.target_passes for p in served)
@@ -169,6 +171,7 @@ def serve_ensemble(
         alpha_low=float(np.percentile(alphas, 10)),
         alpha_high=float(np.percentile(alphas, 90)),
         tokens_per_pass=settings.tokens * n / sum(passes) if sum(passes) else None,
+        drafted_positions=drafted,
     )
 
 

@@ -14,7 +14,7 @@ from app.views import fmt
 from app.views.judgement import change_sentence, savings
 from witness import Settings
 from witness.ensemble import Comparison, Ensemble
-from witness.trace import BlockTrace, RequestTrace
+from witness.trace import BlockTrace, DistributionCheck, RequestTrace
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,36 +45,73 @@ class InvariantView:
     summary: str
 
 
-def correctness_gate(trace: RequestTrace) -> Gate:
-    c, drafted = trace.check, trace.totals.draft_passes > 0
+def correctness_gate(trace: RequestTrace, s: Settings) -> Gate:
+    c, drafted = trace.check, trace.totals.drafted_tokens > 0
     if c.keeps_target:
-        if not drafted:
-            why = "nothing was drafted (one token to generate), so the token came from p itself."
-        elif c.mode == "no_verify":
-            why = (
-                "nothing was verified, but here the draft's q equals p, so its output is p by "
-                "luck of the pair, not by the method."
-            )
-        elif c.greedy:
-            why = "greedy verification reproduces the target's own greedy text token for token."
-        elif c.mode == "no_repair":
-            why = (
-                "p = q at every drafted position, so no draft can be rejected and the missing "
-                "repair never acts."
-            )
-        else:
-            why = "residual repair keeps p exactly."
-        return Gate("Correctness", True, "holds", f"Correctness holds: {why}")
+        return Gate(
+            "Correctness", True, "holds", f"Correctness holds: {_kept_because(s, c, drafted)}"
+        )
+    return Gate("Correctness", False, "fails", f"Correctness fails: {_lost_because(s, c)}")
+
+
+def _kept_because(s: Settings, c: DistributionCheck, drafted: bool) -> str:
+    if not drafted:
+        if s.draft_source == "lookup":
+            return "nothing was copied, so every token came from a plain target pass: p itself."
+        return "nothing was drafted (one token to generate), so the token came from p itself."
+    if c.mode == "no_verify":
+        return (
+            "nothing was verified, but here the draft's q equals p, so its output is p by "
+            "luck of the pair, not by the method."
+        )
+    if c.greedy:
+        return "greedy verification reproduces the target's own greedy text token for token."
+    if s.acceptance == "typical":
+        return (
+            "typical acceptance is not lossless in general, but at every position here its "
+            "law equals p (exact TV below 10⁻¹²)."
+        )
     if c.mode == "no_repair":
-        why = (
-            "without repair the output over-weights what the draft likes, "
-            f"TV {fmt.distance(c.tv_max)}."
+        return (
+            "p = q at every drafted position, so no draft can be rejected and the missing "
+            "repair never acts."
         )
-    else:
-        why = (
-            f"without target verification the output is the draft's q, TV {fmt.distance(c.tv_max)}."
+    if s.draft_source == "lookup":
+        return (
+            "a copied token is a one-hot draft: it stands with probability p(x), and a "
+            "rejection is repaired from p without it, which is p exactly."
         )
-    return Gate("Correctness", False, "fails", f"Correctness fails: {why}")
+    if s.tree_width > 1:
+        return (
+            "each sibling is tested against the residual the ones before it left (recursive "
+            "rejection sampling), and the last residual repairs the rest: p exactly."
+        )
+    return "residual repair keeps p exactly."
+
+
+def _lost_because(s: Settings, c: DistributionCheck) -> str:
+    tv = f"TV {fmt.distance(c.tv_max)}"
+    if c.mode == "no_verify":
+        if s.draft_source == "lookup":
+            return f"without target verification the copied text is emitted as it was, {tv}."
+        what = "the tree's first branch, drafted from q" if s.tree_width > 1 else "the draft's q"
+        return f"without target verification the output is {what}, {tv}."
+    if s.acceptance == "typical":
+        return (
+            "typical acceptance keeps any draft p rates above its bar and emits p's argmax "
+            f"when none is: fast, not lossless, {tv}."
+        )
+    if s.draft_source == "lookup":
+        return (
+            "without repair a rejected copy is resampled from p, which can draw it again: "
+            f"the output over-weights the copied words, {tv}."
+        )
+    if s.tree_width > 1:
+        return (
+            "without repair every sibling is tested against p itself, not the residual the "
+            f"ones before it left: the output over-weights what the draft likes, {tv}."
+        )
+    return f"without repair the output over-weights what the draft likes, {tv}."
 
 
 def savings_gate(ens: Ensemble, s: Settings) -> Gate:
@@ -84,7 +121,7 @@ def savings_gate(ens: Ensemble, s: Settings) -> Gate:
 
 
 def invariant_view(trace: RequestTrace, ens: Ensemble, s: Settings) -> InvariantView:
-    correct, saves = correctness_gate(trace), savings_gate(ens, s)
+    correct, saves = correctness_gate(trace, s), savings_gate(ens, s)
     if not correct.holds:
         summary = "Lossless needs repair: the speedup claim falls at the correctness gate."
     elif saves.status == "void":

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from app.views import fmt
 from witness import Settings
-from witness.accounting import speedup_expected
+from witness.accounting import draft_cost, speedup_expected
 from witness.ensemble import CONFIDENCE, Comparison, Ensemble, Estimate, verdict_on_one
 from witness.theory import Optimum, break_even_cost, expected_speedup, speculation_pays
 
@@ -48,8 +48,11 @@ def station_alpha(ens: Ensemble) -> str:
 
 
 def formula_speedup(ens: Ensemble, s: Settings) -> float | None:
-    """The formula at the station's α: the 'expected' speedup quoted everywhere."""
-    return speedup_expected(ens.alpha, s.k, s.draft_cost, verify=s.verify)
+    """The formula at the station's α: the 'expected' speedup quoted everywhere.
+
+    For a tree, α is the acceptance per level (one draft pass each, whatever the width);
+    prompt lookup runs no draft model, so its draft passes cost nothing."""
+    return speedup_expected(ens.alpha, s.k, draft_cost(s), verify=s.verify)
 
 
 def formula_gap(ens: Ensemble, s: Settings) -> str:
@@ -87,6 +90,14 @@ class Savings:
 
 
 def savings(ens: Ensemble, s: Settings) -> Savings:
+    if not s.verify and s.draft_source == "lookup":
+        return Savings(
+            "void",
+            "Savings are not earned: with target verification off the copied words are "
+            "emitted unchecked, so the speed is text copying, not a speedup of the target.",
+            None,
+            None,
+        )
     if not s.verify:
         return Savings(
             "void",
@@ -96,17 +107,23 @@ def savings(ens: Ensemble, s: Settings) -> Savings:
             None,
             None,
         )
-    if not any(ens.draft_passes):
-        return Savings(
-            "fails",
-            "No savings: with one token to generate nothing is drafted, and the one target "
-            "pass is what plain decoding pays (1.00×).",
-            None,
-            None,
+    if not ens.drafted_positions:
+        why = (
+            "no request found earlier words to copy, so every block was a plain target pass"
+            if s.draft_source == "lookup" and s.tokens > 1
+            else "with one token to generate nothing is drafted, and the one target pass is "
+            "what plain decoding pays"
         )
+        return Savings("fails", f"No savings: {why} (1.00×).", None, None)
     est = ens.speedup(s.draft_cost)
     measured, formula = ens.break_even_cost(), float(break_even_cost(ens.alpha, s.k))
     where = break_even_sentence(s, measured, formula)
+    if s.draft_source == "lookup":
+        measured = None
+        where = (
+            "Prompt lookup runs no draft model, so the draft cost c does not enter: the "
+            "speed is the tokens each target pass emits."
+        )
     verdict = verdict_on_one(est)
     if verdict == "pays":
         return Savings("holds", f"Savings hold: {speedup_range(est)}. {where}", measured, formula)

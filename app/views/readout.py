@@ -15,8 +15,10 @@ from app.views import fmt
 from app.views.gates import Gate, InvariantView
 from app.views.judgement import LEVEL, formula_speedup
 from witness import Settings
+from witness.accounting import draft_cost
 from witness.ensemble import Ensemble
-from witness.sweep import K_MAX
+from witness.methods import is_chain
+from witness.settings import max_depth
 from witness.theory import expected_speedup
 from witness.trace import RequestTrace
 
@@ -77,10 +79,20 @@ def readout_view(
             fmt.speedup(est.mean),
             f"mean of {est.n} requests, {interval}; this request "
             f"{fmt.speedup(t.speedup_measured)}; formula {fmt.speedup(formula_speedup(ens, s))}"
-            + ("" if any(ens.draft_passes) else " for whole blocks (too short to draft here)"),
+            + _formula_caveat(ens, s),
             "readout-speedup",
         ),
     )
+    if not is_chain(s) and t.scored_per_pass is not None:
+        readings += (
+            Reading(
+                "Tokens the target scores per pass",
+                f"{t.scored_per_pass:.1f}",
+                f"this request: {t.drafted_tokens} drafted tokens in {t.target_passes} passes "
+                f"(a chain of k = {s.k} scores at most {s.k + 1})",
+                "readout-scored",
+            ),
+        )
     return ReadoutView(
         readings,
         (invariant.correctness, invariant.savings),
@@ -88,15 +100,24 @@ def readout_view(
     )
 
 
+def _formula_caveat(ens: Ensemble, s: Settings) -> str:
+    if not ens.drafted_positions:
+        return " for whole blocks (too short to draft here)"
+    if s.draft_source == "lookup":
+        return " if every block found k words to copy"
+    return ""
+
+
 def _spark(ens: Ensemble, s: Settings, mean: float) -> Sparkline:
-    ks = range(1, K_MAX + 1)
-    values = [float(expected_speedup(ens.alpha, k, s.draft_cost)) for k in ks]
+    k_max, c = max_depth(s.tree_width), draft_cost(s)
+    ks = range(1, k_max + 1)
+    values = [float(expected_speedup(ens.alpha, k, c)) for k in ks]
     finite_mean = mean if mean != float("inf") else None
     top = max(1.5, *values, finite_mean or 0.0) * 1.1
     left, right, bottom = SPARK_PAD, SPARK_W - 4.0, SPARK_H - SPARK_PAD
 
     def x(k: int) -> float:
-        return round(left + (right - left) * (k - 1) / (K_MAX - 1), 2)
+        return round(left + (right - left) * (k - 1) / max(k_max - 1, 1), 2)
 
     def y(v: float) -> float:
         return round(bottom - (bottom - SPARK_TOP) * min(v, top) / top, 2)
@@ -118,8 +139,8 @@ def _spark(ens: Ensemble, s: Settings, mean: float) -> Sparkline:
         bottom=bottom,
         summary=(
             f"The formula's speedup against k at α = {ens.alpha:.3f} and c = "
-            f"{s.draft_cost:.2f}, from {fmt.speedup(values[0])} at k = 1 to "
-            f"{fmt.speedup(values[-1])} at k = {K_MAX}; at the current k = {s.k} it is "
+            f"{c:.2f}, from {fmt.speedup(values[0])} at k = 1 to "
+            f"{fmt.speedup(values[-1])} at k = {k_max}; at the current k = {s.k} it is "
             f"{fmt.speedup(here)}, and the seeded requests' mean is {fmt.speedup(mean)}."
         ),
     )

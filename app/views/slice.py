@@ -14,6 +14,7 @@ from app.views import fmt
 from witness import Settings
 from witness.check import EXACT
 from witness.evaluation import EvaluationSlice, ModeCheck
+from witness.method_slice import MethodCheck
 from witness.modes import mode_of
 
 TITLES = {
@@ -56,6 +57,23 @@ class ModeRow:
 
 
 @dataclass(frozen=True, slots=True)
+class MethodRow:
+    """A method serving systems use, on the same two gates at the same position."""
+
+    method: str
+    title: str
+    lossless: str  # what the method promises: "lossless" or "not lossless"
+    keeps: bool
+    verdict: str
+    p_value: str
+    tv_sampled: str
+    tv_exact: str
+    acceptance: str  # sampled (exact)
+    speedup_expected: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
 class SliceView:
     blocks: str
     alpha: str
@@ -63,6 +81,8 @@ class SliceView:
     summary: str
     greedy_note: str
     alpha_note: str
+    methods: tuple[MethodRow, ...] = ()
+    methods_summary: str = ""
 
 
 def slice_view(ev: EvaluationSlice, settings: Settings, station_alpha: float) -> SliceView:
@@ -96,7 +116,54 @@ def slice_view(ev: EvaluationSlice, settings: Settings, station_alpha: float) ->
             "identical token for token."
         )
     return SliceView(
-        f"{ev.modes[0].blocks:,}", f"{ev.alpha:.3f}", rows, summary, greedy_note, alpha_note
+        f"{ev.modes[0].blocks:,}",
+        f"{ev.alpha:.3f}",
+        rows,
+        summary,
+        greedy_note,
+        alpha_note,
+        tuple(_method_row(m) for m in ev.methods),
+        _methods_summary(ev, settings),
+    )
+
+
+def _method_row(m: MethodCheck) -> MethodRow:
+    exact = m.tv_exact <= EXACT
+    if exact:
+        verdict = "keeps p" if m.keeps_target else "keeps p (sample: false alarm)"
+    else:
+        verdict = "fails p" if not m.keeps_target else "fails p (the sample missed it)"
+    return MethodRow(
+        method=m.method,
+        title=m.label,
+        lossless="lossless" if m.lossless else "not lossless",
+        keeps=exact,
+        verdict=verdict,
+        p_value=fmt.p_value(m.chi_square.p_value),
+        tv_sampled=fmt.distance(m.tv_empirical),
+        tv_exact=fmt.distance(m.tv_exact),
+        acceptance=f"{m.acceptance:.3f} ({m.acceptance_exact:.3f} exact)",
+        speedup_expected=fmt.speedup(m.speedup_expected),
+        note=m.note,
+    )
+
+
+def _methods_summary(ev: EvaluationSlice, s: Settings) -> str:
+    """Each method's two gates at this position, by the formula and the exact law."""
+    if not ev.methods:
+        return ""
+    chain = ev.modes[0]  # lossless chain, the reference
+    parts = []
+    for m in ev.methods:
+        speed = fmt.speedup(m.speedup_expected)
+        kept = (
+            "keeps p" if m.tv_exact <= EXACT else f"fails p (exact TV {fmt.distance(m.tv_exact)})"
+        )
+        parts.append(f"{m.label}: {speed} by the formula, {kept}")
+    return (
+        f"Beside the lossless chain ({fmt.speedup(chain.speedup_expected)} by the formula at "
+        f"this position, k = {s.k}): " + "; ".join(parts) + ". The formula takes each method's "
+        "exact acceptance here (per level for a tree); prompt lookup's draft costs nothing."
     )
 
 

@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from app.views import fmt
 from app.views.judgement import optimum_sentence
 from witness import Settings
-from witness.settings import field_bounds
+from witness.accounting import draft_cost
+from witness.methods import is_chain
+from witness.settings import TREE_NODES_MAX, field_bounds, tree_nodes
 from witness.sweep import KSweep
 from witness.theory import Optimum
 
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 52.0, 620.0, 24.0, 236.0
-K_MAX = int(field_bounds("k")["max"])  # the x axis spans every k the slider offers
+K_MAX = int(field_bounds("k")["max"])  # the x axis spans every k the slider (and width) offers
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,15 +68,20 @@ class SweepChart:
     current_y: float
     summary: str
     rows: tuple[tuple[str, str, str], ...]  # (k, measured, expected) for the table
+    # The tree's width at the current k, one request each: (width, tokens per pass, scored
+    # per pass, draft passes, this request's speedup, formula); empty for prompt lookup.
+    widths: tuple[tuple[str, str, str, str, str, str], ...] = ()
+    widths_note: str = ""
 
 
 def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
+    k_max, c = sweep.k_max, draft_cost(settings)
     values = [p.speedup_expected for p in sweep.points]
     values += [p.speedup_measured for p in sweep.points if p.speedup_measured is not None]
     top = max(1.5, max(values) * 1.1)
 
     def x(k: int) -> float:
-        return round(LEFT + (RIGHT - LEFT) * (k - 1) / (K_MAX - 1), 2)
+        return round(LEFT + (RIGHT - LEFT) * (k - 1) / max(k_max - 1, 1), 2)
 
     def y(v: float) -> float:
         return round(BOTTOM - (BOTTOM - TOP) * min(v, top) / top, 2)
@@ -101,17 +108,17 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
     step = 0.5 if top <= 4 else 1.0 if top <= 8 else 2.0
     y_ticks = tuple(YTick(y(i * step), f"{i * step:g}×") for i in range(int(top // step) + 1))
     best = sweep.optimal_k
-    optimum = Optimum(best, K_MAX, sweep.optimal_k_unconstrained, sweep.speedup_limit)
+    optimum = Optimum(best, k_max, sweep.optimal_k_unconstrained, sweep.speedup_limit)
     summary = " ".join(
         part
         for part in (
             f"Speedup against draft length k at match {settings.match:.2f} and draft cost "
-            f"{settings.draft_cost:.2f}. Measured: the request on screen (seed "
+            f"{c:.2f}{_method(settings)}. Measured: the request on screen (seed "
             f"{settings.seed}) served at each k, one request per k, so it is an example "
             f"with the seed's noise. Expected: the formula at the station's α = "
             f"{sweep.alpha:.3f}.",
-            _verify_off_note(settings)
-            or optimum_sentence(sweep.alpha, settings.draft_cost, optimum),
+            _verify_off_note(settings) or optimum_sentence(sweep.alpha, c, optimum),
+            _range_note(settings, k_max),
             "" if not settings.verify else break_even_sentence_formula(sweep, settings),
             f"The instrument is at k = {settings.k}.",
         )
@@ -137,16 +144,16 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
         measured_path=_path(measured),
         expected=expected,
         expected_path=_path(expected),
-        x_ticks=tuple(Point(x(k), BOTTOM + 16.0, k, str(k)) for k in range(1, K_MAX + 1)),
+        x_ticks=tuple(Point(x(k), BOTTOM + 16.0, k, str(k)) for k in range(1, k_max + 1)),
         y_ticks=y_ticks,
         optimum_x=x(best),
         optimum_label=optimum_label,
         current_x=x(settings.k),
         current_label=f"now k = {settings.k}",
-        current_anchor="end" if settings.k > 8 else "start",
-        current_dx=-4 if settings.k > 8 else 4,
-        optimum_anchor="end" if best > 8 else "start",
-        optimum_dx=-4 if best > 8 else 4,
+        current_anchor="end" if settings.k > k_max / 2 else "start",
+        current_dx=-4 if settings.k > k_max / 2 else 4,
+        optimum_anchor="end" if best > k_max / 2 else "start",
+        optimum_dx=-4 if best > k_max / 2 else 4,
         optimum_y=TOP + 13.0,
         current_y=TOP + 32.0,
         summary=summary,
@@ -154,6 +161,54 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
             (str(p.k), fmt.speedup(p.speedup_measured), fmt.speedup(p.speedup_expected))
             for p in sweep.points
         ),
+        widths=tuple(
+            (
+                str(w.width),
+                _num(w.tokens_per_pass),
+                _num(w.scored_per_pass),
+                str(w.draft_passes),
+                fmt.speedup(w.speedup_measured),
+                fmt.speedup(w.speedup_expected),
+            )
+            for w in sweep.widths
+        ),
+        widths_note=_widths_note(sweep, settings),
+    )
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f}"
+
+
+def _method(s: Settings) -> str:
+    if is_chain(s):
+        return ""
+    if s.draft_source == "lookup":
+        return ", prompt lookup (no draft model: c does not enter)"
+    rule = ", typical acceptance" if s.acceptance == "typical" else ""
+    shape = f", a tree {s.tree_width} wide ({s.drafting} drafting)" if s.tree_width > 1 else ""
+    return shape + rule
+
+
+def _range_note(s: Settings, k_max: int) -> str:
+    if k_max >= K_MAX:
+        return ""
+    return (
+        f"A tree {s.tree_width} wide may be at most k = {k_max} deep "
+        f"({tree_nodes(s.tree_width, k_max)} drafted nodes; the target scores at most "
+        f"{TREE_NODES_MAX} a pass), so the sweep stops there."
+    )
+
+
+def _widths_note(sweep: KSweep, s: Settings) -> str:
+    if not sweep.widths:
+        return ""
+    return (
+        f"The same request (seed {s.seed}) drafted as a tree of each width that fits at k = "
+        f"{s.k}: one request per width, an example with the seed's noise. Every width makes "
+        "the same draft passes (one batched pass per level), and the target scores every "
+        "node in its one pass; the station prices passes, not tokens (decoding is "
+        "memory-bound), so a wider pass costs what a narrow one does here."
     )
 
 
@@ -164,6 +219,11 @@ def _path(points: tuple[Point, ...]) -> str:
 def _verify_off_note(s: Settings) -> str:
     if s.verify:
         return ""
+    if s.draft_source == "lookup":
+        return (
+            "Verify off: the copied words are emitted unchecked, with no model pass for them; "
+            "the formula's curve is what verification would give."
+        )
     return (
         "Verify off: no target pass at any k, so the measured curve is the draft model's own "
         f"speed (1/c = {fmt.speedup(1 / s.draft_cost if s.draft_cost else None)}), not "
@@ -173,6 +233,8 @@ def _verify_off_note(s: Settings) -> str:
 
 def break_even_sentence_formula(sweep: KSweep, s: Settings) -> str:
     """Break-even per k from the formula: the current k's, then k = 1's (the α > c rule)."""
+    if s.draft_source == "lookup":
+        return ""  # no draft model: no cost to break even with
     here = sweep.points[s.k - 1].break_even_cost
     verdict = "pays" if s.draft_cost < here else "does not pay"
     first = (
