@@ -21,7 +21,7 @@ from witness.evaluation import evaluate
 from witness.request import serve_request
 from witness.settings import Settings, expected_text, field_bounds
 from witness.sweep import sweep_k
-from witness.trace import RequestTrace
+from witness.trace import BlockTrace, RequestTrace
 
 MARK = {"accepted": "", "repaired": "*", "bonus": "+", "unchecked": "?"}
 
@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
         help_text = f"{info.title}: {expected_text(name)} (default {info.default!r})"
         if kind == "bool":
             help_text = f"{info.title}: on or off (default {'on' if info.default else 'off'})"
+        if kind == "choice":
+            kind = "name"
         parser.add_argument(
             "--" + name.replace("_", "-"), dest=name, metavar=kind.upper(), help=help_text
         )
@@ -55,21 +57,42 @@ def format_trace(trace: RequestTrace) -> str:
     lines = [f"prompt: {' '.join(trace.prompt_words)}", ""]
     for b in trace.blocks:
         lines.append(f"block {b.index:>2}  after '{' '.join(b.context)}'")
-        for d in b.drafts:
+        if b.lookup is not None:
+            lines.append(f"   copied after '{' '.join(b.lookup.ngram)}' (seen at {b.lookup.start})")
+        if b.levels:
+            lines += _levels(b)
+        for d in () if b.levels else b.drafts:
             verdict = {True: "accept", False: "REJECT", None: "-"}[d.accepted]
             lines.append(
                 f"   draft {d.position + 1} {d.word!r:<14} p={d.p:.3f} q={d.q:.3f} "
                 f"p/q={d.ratio:.3f} u={d.u:.3f} {verdict}"
             )
-        if b.result.repair_token is not None:
+        if b.result.repair_token is not None and b.levels:
+            top = ", ".join(f"{w} {r:.2f}" for w, r in b.residual_top)
+            lines.append(
+                f"   every sibling failed -> {b.final_word!r}" + (f" from [{top}]" if top else "")
+            )
+        elif b.result.repair_token is not None:
             top = ", ".join(f"{w} {r:.2f}" for w, r in b.residual_top)
             lines.append(f"   residual [{top}] -> repair {b.final_word!r}")
+        elif b.result.bonus_token is not None and b.depth == 0:
+            what = (
+                "nothing copied"
+                if trace.settings["draft_source"] == "lookup"
+                else "nothing drafted"
+            )
+            lines.append(f"   {what}: a plain target pass -> {b.final_word!r} from p")
         elif b.result.bonus_token is not None:
             lines.append(f"   all accepted -> bonus {b.final_word!r} from p")
         emitted = " ".join(
             w + MARK[k] for w, k in zip(b.emitted_words, b.emitted_kinds, strict=True)
         )
         lines.append(f"   emits: {emitted}")
+    if t.scored_per_pass is not None and any(b.levels for b in trace.blocks):
+        lines.append(
+            f"\ndrafted {t.drafted_tokens} tokens; "
+            f"the target scored {t.scored_per_pass:.1f} per pass"
+        )
     lines += [
         "",
         f"text: {trace.text}",
@@ -85,6 +108,25 @@ def format_trace(trace: RequestTrace) -> str:
         "marks: * repaired from the residual, + bonus from p, ? unchecked draft",
     ]
     return "\n".join(lines)
+
+
+def _levels(b: BlockTrace) -> list[str]:
+    """A tree's (typical acceptance's, a lookup's) levels, one line per sibling tested."""
+    lines = []
+    for level in b.levels:
+        bar = f" (typical bar {level.threshold:.3f})" if level.threshold is not None else ""
+        lines.append(f"   level {level.position + 1}: alpha {level.alpha:.3f}{bar}")
+        for sib in level.siblings:
+            if sib.accepted is None:
+                verdict, test = "not tested", ""
+            elif level.threshold is not None:
+                verdict = "accept" if sib.accepted else "REJECT"
+                test = f" p={sib.p:.3f} vs bar"
+            else:
+                verdict = "accept" if sib.accepted else "REJECT"
+                test = f" p'={sib.p:.3f} q'={sib.q:.3f} u={sib.u:.3f}"
+            lines.append(f"     sibling {sib.index + 1} {sib.word!r:<14}{test} {verdict}")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,6 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             + ("" if sweep.pays else " (speculation does not pay: alpha <= c)")
         )
         print(f"{'k':>3} {'measured':>9} {'expected':>9} {'tok/pass':>9}")
+        # (a wide tree stops at the deepest k its width allows)
         for pt in sweep.points:
             mark = "  <- optimum" if pt.k == sweep.optimal_k else ""
             print(
@@ -126,5 +169,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{m.mode:<10} chi2 p={m.chi_square.p_value:.3g} TV sampled {m.tv_empirical:.4f}"
                 f" exact {m.tv_exact:.4f} speedup {_fmt(m.speedup_measured, 'x')}"
                 f" -> {'keeps p' if m.keeps_target else 'FAILS p'}"
+            )
+        for mc in ev.methods:
+            print(
+                f"{mc.label}: chi2 p={mc.chi_square.p_value:.3g} TV sampled "
+                f"{mc.tv_empirical:.4f} exact {mc.tv_exact:.4f} acceptance "
+                f"{mc.acceptance_exact:.3f} formula {_fmt(mc.speedup_expected, 'x')}"
+                f" -> {'keeps p' if mc.tv_exact <= 1e-12 else 'FAILS p'}"
+                + (f" ({mc.note})" if mc.note else "")
             )
     return 0

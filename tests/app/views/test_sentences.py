@@ -20,9 +20,11 @@ from app.views import fmt
 from app.views.station import StationView
 from tests.app.view_models import WITNESS, page_view, state_of
 from witness import Settings
-from witness.accounting import speedup_expected
+from witness.accounting import draft_cost, speedup_expected
 from witness.check import EXACT
 from witness.ensemble import verdict_on_one
+from witness.methods import is_chain
+from witness.settings import max_depth
 from witness.sweep import K_MAX
 from witness.theory import break_even_cost, draft_length_optimum, speculation_pays
 
@@ -46,6 +48,22 @@ MODES = {
     "well matched": "match=0.9&k=5&draft_cost=0.05",
     "repair off, near p": "match=0.9&repair=off",
     "long request": "tokens=256&k=16&match=0.3",
+    # The methods beside the chain (issue 11): every sentence stays true for them too.
+    "tree of two": "tree_width=2",
+    "top tree": "tree_width=2&drafting=top",
+    "distinct tree": "tree_width=2&drafting=distinct",
+    "tree, repair off": "tree_width=2&repair=off",
+    "tree, verify off": "tree_width=3&k=3&verify=off",
+    "wide greedy tree": "tree_width=4&k=2&greedy=on",
+    "tree, one token": "tree_width=2&tokens=1",
+    "typical": "acceptance=typical",
+    "typical, p = q": "acceptance=typical&match=1",
+    "lookup": "draft_source=lookup",
+    "lookup, repetitive": "draft_source=lookup&prompt=the+draft+model+proposes+the+draft+model"
+    "+proposes+the+draft",
+    "lookup, repair off": "draft_source=lookup&repair=off&prompt=the+target+model+the+target",
+    "lookup, verify off": "draft_source=lookup&verify=off",
+    "lookup, one token": "draft_source=lookup&tokens=1",
 }
 
 
@@ -67,11 +85,17 @@ def test_the_gates_say_what_the_witness_says(mode: tuple[str, StationView]) -> N
     # Correctness: holds exactly when the exact distance is 0; the reason names the switch.
     assert inv.correctness.holds == (c.tv_max <= EXACT)
     words = inv.correctness.sentence
+    drafted = t.drafted_tokens > 0
     assert ("residual repair keeps p" in words) == (
-        c.tv_max <= EXACT and s.verify and s.repair and not s.greedy and t.draft_passes > 0
+        c.tv_max <= EXACT and s.verify and s.repair and not s.greedy and drafted and is_chain(s)
     )
-    if not s.verify and inv.correctness.holds and t.draft_passes:
+    if not s.verify and inv.correctness.holds and drafted:
         assert "by luck of the pair, not by the method" in words
+    if s.acceptance == "typical" and s.verify and not inv.correctness.holds:
+        assert "typical acceptance" in words and "not lossless" in words
+    tree = s.tree_width > 1 and s.acceptance == "exact"
+    if tree and inv.correctness.holds and s.verify and s.repair and not s.greedy and drafted:
+        assert "recursive rejection sampling" in words
     if not inv.correctness.holds:
         assert f"TV {fmt.distance(c.tv_max)}" in words
     # Savings: never "holds" without verification; otherwise the ensemble's interval decides.
@@ -79,8 +103,15 @@ def test_the_gates_say_what_the_witness_says(mode: tuple[str, StationView]) -> N
     if not s.verify:
         assert sv.status == "void" and not sv.holds and "not earned" in sv.sentence
         assert sv.mark == "–"
-    elif t.draft_passes == 0 and not any(ens.draft_passes):
-        assert sv.status == "fails" and "nothing is drafted" in sv.sentence
+    elif not ens.drafted_positions:
+        assert sv.status == "fails" and "(1.00×)" in sv.sentence
+        assert ("nothing is drafted" in sv.sentence) == (s.draft_source == "model" or s.tokens == 1)
+    elif s.draft_source == "lookup":
+        est = ens.speedup(s.draft_cost)
+        expected = {"pays": "holds", "does not pay": "fails", "within noise": "undecided"}
+        assert sv.status == expected[verdict_on_one(est)]
+        assert "the draft cost c does not enter" in sv.sentence
+        assert "break-even" not in sv.sentence
     else:
         est = ens.speedup(s.draft_cost)
         expected = {"pays": "holds", "does not pay": "fails", "within noise": "undecided"}
@@ -110,16 +141,15 @@ def test_the_figures_label_one_request_and_the_ensemble(mode: tuple[str, Station
     many = figs[f"Speedup over {est.n} seeded requests"]
     assert many.value == fmt.speedup(est.mean)
     formula = figs["Speedup by the formula"]
-    assert formula.value == fmt.speedup(
-        speedup_expected(ens.alpha, s.k, s.draft_cost, verify=s.verify)
-    )
+    c = draft_cost(s)
+    assert formula.value == fmt.speedup(speedup_expected(ens.alpha, s.k, c, verify=s.verify))
     assert f"the station's α = {ens.alpha:.3f}" in formula.note
     assert f"this request's own {t.mean_alpha:.3f}" in formula.note
     # The gap sentence, when there is one, names the direction the numbers show.
     if "sits under" in e.formula_gap:
-        assert est.mean < speedup_expected(ens.alpha, s.k, s.draft_cost, verify=True)  # type: ignore[operator]
+        assert est.mean < speedup_expected(ens.alpha, s.k, c, verify=True)  # type: ignore[operator]
     if "sits over" in e.formula_gap:
-        assert est.mean > speedup_expected(ens.alpha, s.k, s.draft_cost, verify=True)  # type: ignore[operator]
+        assert est.mean > speedup_expected(ens.alpha, s.k, c, verify=True)  # type: ignore[operator]
 
 
 def test_the_request_sentences_follow_the_switches(mode: tuple[str, StationView]) -> None:
@@ -127,21 +157,27 @@ def test_the_request_sentences_follow_the_switches(mode: tuple[str, StationView]
     s, e = v.settings, v.evidence
     assert e is not None
     first = e.first_rejection
-    assert ("repaired from the residual" in first) == (
-        s.verify and s.repair and first.startswith("Block")
-    )
-    assert ("resampled from p (repair off)" in first) == (
-        s.verify and not s.repair and first.startswith("Block")
-    )
+    if is_chain(s):
+        assert ("repaired from the residual" in first) == (
+            s.verify and s.repair and first.startswith("Block")
+        )
+        assert ("resampled from p (repair off)" in first) == (
+            s.verify and not s.repair and first.startswith("Block")
+        )
+    else:  # a residual is named only where one repaired the block
+        exact = s.acceptance == "exact"
+        assert ("residual" in first) <= (s.verify and s.repair and exact)
+        if s.verify and s.repair and exact and first.startswith("Block"):
+            assert "residual" in first
     if not s.verify:
         assert first.startswith("None: with target verify off")
     ending = e.detail.ending
     if not s.repair:
         assert "residual" not in ending
-    if not s.verify and v.trace.blocks[e.detail.number - 1].drafts:
+    if not s.verify and v.trace.blocks[e.detail.number - 1].drafts and is_chain(s):
         assert ending.startswith("Nothing checked")
     # Tokens per pass: every full block of p = q emits k + 1, and the hint says "full".
-    if s.match == 1.0 and s.verify:
+    if s.match == 1.0 and s.verify and s.acceptance == "exact":
         *full, _ = v.trace.blocks
         assert all(len(b.result.emitted) == s.k + 1 for b in full)
 
@@ -173,26 +209,31 @@ def test_the_sweep_caption_is_honest_about_its_optimum(mode: tuple[str, StationV
     s, chart = v.settings, v.sweep
     assert chart is not None
     alpha = WITNESS.ensemble(s).alpha
-    o = draft_length_optimum(alpha, s.draft_cost, K_MAX)
+    k_max, c = max_depth(s.tree_width), draft_cost(s)
+    assert [p.k for p in WITNESS.sweep(s).points] == list(range(1, k_max + 1))
+    o = draft_length_optimum(alpha, c, k_max)
     words = chart.summary
     assert "one request per k" in words
     if not s.verify:
-        assert "Verify off: no target pass at any k" in words
+        assert "Verify off:" in words
+        assert ("no target pass at any k" in words) == (s.draft_source == "model")
         return
-    if not speculation_pays(alpha, s.draft_cost):
+    if k_max < K_MAX:
+        assert f"may be at most k = {k_max} deep" in words
+    if not speculation_pays(alpha, c):
         assert "No k pays by the formula" in words
     elif o.unconstrained is None:
         assert (
-            "has no finite optimum" in words and f"k = {K_MAX} is only the slider's edge" in words
+            "has no finite optimum" in words and f"k = {k_max} is only the slider's edge" in words
         )
         assert "no finite optimum" in chart.optimum_label
-    elif o.unconstrained > K_MAX:
+    elif o.unconstrained > k_max:
         assert f"best k is {o.unconstrained}, past the slider's range" in words
     else:
         assert f"The formula's optimum is k = {o.k} " in words
         assert chart.optimum_label == f"optimum k = {o.k}"
     here = float(break_even_cost(alpha, s.k))
-    assert f"k = {s.k} pays while c < {here:.2f}" in words
+    assert (f"k = {s.k} pays while c < {here:.2f}" in words) == (s.draft_source == "model")
 
 
 def test_the_readout_and_the_checkpoint_quote_the_same_numbers(
@@ -245,4 +286,6 @@ def test_the_modes_cover_the_issue_table() -> None:
     assert states["alpha near 0"].match == 0.0 and states["one token"].tokens == 1
     assert {states["k = 1"].k, states["k = 16"].k} == {1, 16}
     assert re.fullmatch(r"[\w =,.]+", " ".join(MODES))
+    assert states["tree of two"].tree_width == 2 and states["typical"].acceptance == "typical"
+    assert states["lookup"].draft_source == "lookup"
     assert Settings() == states["defaults"]
