@@ -88,7 +88,10 @@ class Lookup:
     """A prompt-lookup block's source: the words matched and where they were seen before."""
 
     ngram: tuple[str, ...]
-    start: int  # index in the block's context (prompt and text so far) of the occurrence
+    # Where the earlier occurrence starts, as an index into the whole request so far (the
+    # prompt's kept words, then the text emitted before this block), not into the six
+    # words of `BlockTrace.context`.
+    start: int
 
 
 @dataclass(frozen=True, slots=True)
