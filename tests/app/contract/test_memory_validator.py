@@ -27,6 +27,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.contract import generate
+from app.contract.route import SETTINGS_ADDED_LATER
 from app.main import create_app
 from tests.app.forms import PREDICTED
 
@@ -290,3 +291,27 @@ def test_teeth_a_sentence_mapping_that_loses_errors_is_caught(
     judged: Judged, tmp_path: Path, drift: str, old: str, new: str
 ) -> None:
     assert _disagreements(judged, _drifted_memory(tmp_path, memory=(old, new))), drift
+
+
+@needs_node
+def test_a_checkpoint_saved_before_the_drafting_settings_still_loads(
+    bases: list[dict[str, Any]],
+) -> None:
+    """A learner's checkpoint from before issue 11 has no tree_width, drafting, acceptance or
+    draft_source: the schema and the browser both accept it (nothing saved is lost), while
+    a checkpoint missing an older setting is still refused, so the test can fail."""
+    computed = copy.deepcopy(bases[-1])
+    settings = computed["checkpoint"]["settings"]
+    old = copy.deepcopy(computed)
+    for name in SETTINGS_ADDED_LATER:
+        del old["checkpoint"]["settings"][name]
+    assert set(SETTINGS_ADDED_LATER) <= set(settings)
+    broken = copy.deepcopy(old)
+    del broken["checkpoint"]["settings"]["k"]
+    assert VALIDATOR.is_valid(old) and not VALIDATOR.is_valid(broken)
+    assert _js_problems([old, broken]) == [[], _js_problems([broken])[0]]
+    assert _js_problems([broken])[0]
+    # A bad choice is refused by name, like any bad value.
+    bad = copy.deepcopy(computed)
+    bad["checkpoint"]["settings"]["drafting"] = "greedy"
+    assert not VALIDATOR.is_valid(bad) and _js_problems([bad])[0]
