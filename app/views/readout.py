@@ -67,7 +67,7 @@ def readout_view(
         if est.sd == 0.0
         else f"{LEVEL} interval {est.ci_low:.2f}–{est.ci_high:.2f}×"
     )
-    readings = (
+    readings: tuple[Reading, ...] = (
         Reading(
             "Tokens per target pass",
             per_pass,
