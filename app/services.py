@@ -18,7 +18,7 @@ from witness.ensemble import Comparison, Ensemble, compare, serve_ensemble
 from witness.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first_token_check
 from witness.modes import Mode, mode_of
 from witness.request import ServedPath, serve_path
-from witness.sweep import KSweep, MeasuredPoint, WidthPoint, measure_k, sweep_from, width_sweep
+from witness.sweep import KSweep, MeasuredPoint, WidthMeasure, measure_k, sweep_from, width_sweep
 
 # The live evidence samples a quick slice of the current mode; the full three-mode slice
 # (100 000 blocks each) is the Next panel's job. 10 000 blocks keep a slider move in budget.
@@ -41,7 +41,7 @@ class Witness:
             partial(_first_token_check, cache=c), QUICK_CHECKS
         )
         self._sweeps: Memo[tuple[MeasuredPoint, ...]] = Memo(partial(measure_k, cache=c), SWEEPS)
-        self._widths: Memo[tuple[WidthPoint, ...]] = Memo(partial(width_sweep, cache=c), SWEEPS)
+        self._widths: Memo[tuple[WidthMeasure, ...]] = Memo(partial(width_sweep, cache=c), SWEEPS)
         # One request's passes, kept per seed: neighbouring seeds' ensembles share all but one.
         self._paths: Memo[ServedPath] = Memo(partial(serve_path, cache=c), PATHS)
         self._ensembles: Memo[Ensemble] = Memo(partial(serve_ensemble, path=self._paths), ENSEMBLES)

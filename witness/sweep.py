@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from witness.accounting import cost_units, draft_cost, measured_speedup
+from witness.accounting import cost_units, draft_cost, measured_speedup, speedup_expected
 from witness.cache import RequestCache
 from witness.ensemble import serve_ensemble
 from witness.request import serve_request
@@ -61,8 +61,38 @@ class WidthPoint:
     drafted_tokens: int
     draft_passes: int
     mean_alpha: float  # this request's acceptance per level
-    speedup_measured: float | None
+    speedup_measured: float | None  # priced at the sweep's draft cost
     speedup_expected: float | None  # the formula at this request's acceptance per level
+
+
+@dataclass(frozen=True, slots=True)
+class WidthMeasure:
+    """What `width_sweep` serves for one width; any draft cost prices it (`priced`)."""
+
+    width: int
+    k: int
+    tokens: int
+    target_passes: int
+    draft_passes: int
+    drafted_tokens: int
+    scored_per_pass: float | None
+    mean_alpha: float
+    verify: bool
+
+    def priced(self, c: float) -> WidthPoint:
+        return WidthPoint(
+            width=self.width,
+            k=self.k,
+            tokens_per_pass=self.tokens / self.target_passes if self.target_passes else None,
+            scored_per_pass=self.scored_per_pass,
+            drafted_tokens=self.drafted_tokens,
+            draft_passes=self.draft_passes,
+            mean_alpha=self.mean_alpha,
+            speedup_measured=measured_speedup(
+                self.tokens, cost_units(self.target_passes, self.draft_passes, c)
+            ),
+            speedup_expected=speedup_expected(self.mean_alpha, self.k, c, verify=self.verify),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +145,7 @@ def sweep_from(
     measured: tuple[MeasuredPoint, ...],
     alpha: float,
     c: float,
-    widths: tuple[WidthPoint, ...] = (),
+    widths: tuple[WidthMeasure, ...] = (),
 ) -> KSweep:
     """The sweep from its measured points and the station's α at draft cost ``c``.
 
@@ -142,15 +172,17 @@ def sweep_from(
         pays=speculation_pays(alpha, c),
         points=points,
         k_max=k_max,
-        widths=widths,
+        widths=tuple(w.priced(c) for w in widths),
     )
 
 
-def width_sweep(settings: Settings, *, cache: RequestCache | None = None) -> tuple[WidthPoint, ...]:
+def width_sweep(
+    settings: Settings, *, cache: RequestCache | None = None
+) -> tuple[WidthMeasure, ...]:
     """The request on screen as a tree of every width that fits at the current k.
 
     One request per width (the same seed, so sibling 0 makes the chain's draws): a worked
-    example, not a verdict. Prompt lookup and typical acceptance keep their own rules.
+    example, not a verdict. Prompt lookup copies one chain and has no width.
     """
     cache = RequestCache() if cache is None else cache
     if settings.draft_source == "lookup":
@@ -164,16 +196,16 @@ def width_sweep(settings: Settings, *, cache: RequestCache | None = None) -> tup
         s = settings.model_copy(update={"tree_width": w})
         t = serve_request(s, cache=cache).totals
         out.append(
-            WidthPoint(
+            WidthMeasure(
                 width=w,
                 k=s.k,
-                tokens_per_pass=t.tokens_per_pass,
-                scored_per_pass=t.scored_per_pass,
-                drafted_tokens=t.drafted_tokens,
+                tokens=t.tokens,
+                target_passes=t.target_passes,
                 draft_passes=t.draft_passes,
+                drafted_tokens=t.drafted_tokens,
+                scored_per_pass=t.scored_per_pass,
                 mean_alpha=t.mean_alpha,
-                speedup_measured=t.speedup_measured,
-                speedup_expected=t.speedup_expected,
+                verify=s.verify,
             )
         )
     return tuple(out)

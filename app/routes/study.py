@@ -21,6 +21,8 @@ from app.study import card as study
 from app.study import design_outline
 from app.views import fmt
 from app.views.station import LiveView, live_view
+from witness import Settings
+from witness.methods import is_chain
 
 router = APIRouter(include_in_schema=False)
 
@@ -103,7 +105,18 @@ def settings_rows(view: LiveView) -> tuple[Row, ...]:
             f"{s.tokens} tokens",
             f"TTFT {s.ttft_ms:g} ms, TPOT {s.tpot_ms:g} ms, prompt “{s.prompt}”",
         ),
-    )
+    ) + ((Row("Drafting", drafting_words(s)),) if not is_chain(s) else ())
+
+
+def drafting_words(s: Settings) -> str:
+    """The method in a few words: 'a tree 2 wide (sample drafting), typical acceptance'."""
+    if s.draft_source == "lookup":
+        return "prompt lookup (no draft model), exact acceptance"
+    shape = f"a tree {s.tree_width} wide ({s.drafting} drafting)" if s.tree_width > 1 else "a chain"
+    if s.drafting == "top" and s.tree_width == 1:
+        shape = "a chain of q's most likely tokens"
+    rule = "typical acceptance (not lossless)" if s.acceptance == "typical" else "exact acceptance"
+    return f"{shape}, {rule}"
 
 
 SHEET_NOTE = 48  # characters of a figure's note the printed sheet keeps
