@@ -161,6 +161,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{pt.k:>3} {_fmt(pt.speedup_measured):>9} {pt.speedup_expected:>9.3f} "
                 f"{_fmt(pt.tokens_per_pass):>9}{mark}"
             )
+        if sweep.widths:
+            print(f"\nthis request as a tree of each width at k = {settings.k}:")
+            print(f"{'width':>5} {'measured':>9} {'expected':>9} {'tok/pass':>9} {'scored':>7}")
+            for w in sweep.widths:
+                print(
+                    f"{w.width:>5} {_fmt(w.speedup_measured):>9} {_fmt(w.speedup_expected):>9} "
+                    f"{_fmt(w.tokens_per_pass):>9} {_fmt(w.scored_per_pass):>7}"
+                )
     else:
         ev = evaluate(settings, blocks=args.blocks)
         print(f"alpha at the first position {ev.alpha:.3f}; {ev.modes[0].blocks} blocks per mode")
