@@ -11,6 +11,11 @@ from typing import Any
 
 from witness import Settings
 
+# A sentence of the corpus and the start of it again: prompt lookup finds the repeat.
+LOOKUP_PROMPT = (
+    "at the first rejection, the server must pick a new token to replace the rejected one. at the"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Preset:
@@ -97,6 +102,64 @@ PRESETS: tuple[Preset, ...] = (
         "What limits the speedup when every draft is accepted?",
         {"match": 1.0, "k": 8, "draft_cost": 0.05},
         names_answer=True,
+    ),
+    Preset(
+        "tree-of-two",
+        "A tree of two",
+        "Two siblings drawn from q at every node, four levels deep: 2 + 4 + 8 + 16 = 30 drafted "
+        "nodes, all scored in one target pass. A rejected word gets a second chance from its "
+        "sibling, so over the seeded requests this tree is faster than the chain of four, and "
+        "the exact check still keeps p.",
+        "How many tokens does one target pass emit now, and what did the 26 extra nodes cost?",
+        {"match": 0.6, "k": 4, "draft_cost": 0.1, "tree_width": 2},
+    ),
+    Preset(
+        "eagle-top-k",
+        "EAGLE-style top-k tree",
+        "The same tree, but the siblings are the draft's two most likely words instead of "
+        "draws. A fixed guess is accepted with probability p(x) alone, so over the seeded "
+        "requests this tree gains little, if anything, on the chain of four and is no faster "
+        "than the sampled tree of two; the exact check still keeps p.",
+        "Why does a deterministic guess pass the ratio test less often than a sampled one?",
+        {"match": 0.6, "k": 4, "draft_cost": 0.1, "tree_width": 2, "drafting": "top"},
+    ),
+    Preset(
+        "medusa-typical",
+        "Medusa's shortcut (typical acceptance)",
+        "The top-2 tree with Medusa's typical acceptance: a drafted word stands when the "
+        "target finds it plausible enough, and nothing is resampled. Over the seeded requests "
+        "it is faster than the same tree checked exactly, yet the output is far from the "
+        "target's distribution (exact TV above 0.8).",
+        "Which gate fails, and would a sampled check on this request catch it?",
+        {
+            "match": 0.6,
+            "k": 4,
+            "draft_cost": 0.1,
+            "tree_width": 2,
+            "drafting": "top",
+            "acceptance": "typical",
+        },
+        names_answer=True,
+    ),
+    Preset(
+        "prompt-lookup",
+        "Prompt lookup on a repetitive request",
+        "No draft model: each block copies what followed the last words earlier in the "
+        "request. Greedy, on a prompt that repeats its own start, the answer first copies the "
+        "prompt and later loops, and the loop is copied whole: 48 tokens in 22 target passes, "
+        "2.18 per pass at no draft cost. The draft model does better here (4.71×), and "
+        "sampled, the same prompt gets only 1.06 tokens per pass: barely faster than plain "
+        "decoding.",
+        "Which blocks did copying win, and why does sampling break the copies?",
+        {
+            "match": 0.6,
+            "k": 8,
+            "draft_cost": 0.1,
+            "greedy": True,
+            "tokens": 48,  # the hint's figures are this request's: the length is part of it
+            "draft_source": "lookup",
+            "prompt": LOOKUP_PROMPT,
+        },
     ),
 )
 BY_ID = {p.id: p for p in PRESETS}

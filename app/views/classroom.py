@@ -59,11 +59,13 @@ def preset_state(state: StationState, preset_id: str) -> StationState:
     """The state a preset link opens: the preset's instrument on this workload.
 
     A recorded prediction is kept, so the verdict keeps comparing against where the learner
-    predicted from; the selected block and the step-through start afresh.
+    predicted from; the selected block and the step-through start afresh. A preset that names
+    a workload field itself (prompt lookup needs its repetitive prompt) sets that field; the
+    rest of the workload is the learner's.
     """
     preset = BY_ID[preset_id]
     workload = {f: getattr(state.settings, f) for f in WORKLOAD_FIELDS}
-    settings = Settings(**(preset.values | workload))
+    settings = Settings(**(workload | preset.values))
     return replace(
         state,
         settings=settings,

@@ -11,11 +11,33 @@ from dataclasses import dataclass
 from app.state.query import FieldProblem, number_text
 from app.views import fmt
 from witness import Settings
-from witness.settings import field_bounds
+from witness.lookup import NGRAM_MAX
+from witness.methods import is_chain
+from witness.settings import DISTINCT_WIDTH_MAX, TREE_NODES_MAX, field_bounds, tree_nodes
+from witness.typical import DELTA, EPSILON
 
 SLIDERS = ("match", "k", "draft_cost")
 SWITCHES = ("verify", "repair")
 WORKLOAD = ("prompt", "tokens", "ttft_ms", "tpot_ms")
+# The advanced drafting control: how a block's drafts are made and checked.
+DRAFTING = ("tree_width", "drafting", "acceptance", "draft_source")
+# What each choice is, beside its value (the value itself is the model's, never copied here;
+# a choice the witness adds without a note here is shown by its value alone).
+CHOICE_NOTES: dict[str, dict[str, str]] = {
+    "drafting": {
+        "sample": "independent draws from q (SpecInfer)",
+        "distinct": "draws from q without replacement (Sequoia)",
+        "top": "q's most likely words (EAGLE-2)",
+    },
+    "acceptance": {
+        "exact": "rejection sampling against p: lossless",
+        "typical": "Medusa's threshold on p(x): not lossless",
+    },
+    "draft_source": {
+        "model": "the draft model proposes",
+        "lookup": "prompt lookup copies earlier words: no draft model",
+    },
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +51,32 @@ class Control:
     max: str
     step: str
     error: str
+    options: tuple[Option, ...] = ()  # a choice setting's values, in the model's order
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    value: str
+    note: str
+    checked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DraftingView:
+    """The advanced drafting control: four settings and what they make of a block."""
+
+    width: Control
+    drafting: Control
+    acceptance: Control
+    draft_source: Control
+    summary: str  # what a full block drafts and who scores it, for these settings
+    depth_note: str  # the deepest k this width allows
+    notes: tuple[str, ...]  # what the acceptance rule and draft source give up or save
+    open: bool  # any of the four differs from its default, or was refused
+
+    @property
+    def controls(self) -> tuple[Control, ...]:
+        return (self.width, self.drafting, self.acceptance, self.draft_source)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,14 +87,20 @@ class ControlsView:
     seed: Control
     prompt: Control
     workload: tuple[Control, ...]
+    drafting: DraftingView
 
 
 def control(name: str, s: Settings, problems: tuple[FieldProblem, ...]) -> Control:
     info = Settings.model_fields[name]
     bounds = field_bounds(name)
     value = getattr(s, name)
+    options: tuple[Option, ...] = ()
     if bounds["kind"] == "bool":
         text = fmt.on_off(value)
+    elif bounds["kind"] == "choice":
+        text = value
+        notes = CHOICE_NOTES.get(name, {})
+        options = tuple(Option(c, notes.get(c, ""), c == value) for c in bounds["choices"])
     elif bounds["kind"] == "str":
         text = value
     else:
@@ -62,6 +116,7 @@ def control(name: str, s: Settings, problems: tuple[FieldProblem, ...]) -> Contr
         max=_bound(bounds.get("max", bounds.get("max_length"))),
         step=_bound(bounds.get("step")),
         error="; ".join(p.message for p in problems if p.field == name),
+        options=options,
     )
 
 
@@ -86,4 +141,98 @@ def controls_view(s: Settings, problems: tuple[FieldProblem, ...]) -> ControlsVi
         seed=control("seed", s, problems),
         prompt=control("prompt", s, problems),
         workload=tuple(control(n, s, problems) for n in WORKLOAD if n != "prompt"),
+        drafting=drafting_view(s, problems),
+    )
+
+
+K_MAX = int(field_bounds("k")["max"])
+
+
+def deepest_k(width: int) -> int:
+    """The largest k whose full tree at ``width`` the target scores in one pass."""
+    return max(d for d in range(1, K_MAX + 1) if tree_nodes(width, d) <= TREE_NODES_MAX)
+
+
+def _sum_text(width: int, depth: int) -> str:
+    return " + ".join(str(width**d) for d in range(1, depth + 1))
+
+
+def tree_text(s: Settings) -> str:
+    """What one full block drafts, and who scores it: "a chain of 4 drafts, …"."""
+    width, k = s.tree_width, s.k
+    nodes = tree_nodes(width, k)
+    scored = (
+        "all scored in one target pass"
+        if s.verify
+        else "none scored: target verify is off, so the drafts stand unchecked"
+    )
+    if s.draft_source == "lookup":
+        return (
+            f"No draft model: a chain of at most {k} copied words per block, {scored}. Each "
+            "block copies what followed the latest earlier occurrence of its last 1 to "
+            f"{NGRAM_MAX} words in the prompt and text, and drafts nothing when there is none."
+        )
+    if width == 1:
+        return f"A chain of {k} draft{'s' if k != 1 else ''} per full block, {scored}."
+    return (
+        f"A tree {width} wide and {k} deep: {_sum_text(width, k)} = {nodes} drafted nodes per "
+        f"full block, {scored} (at most {TREE_NODES_MAX})."
+    )
+
+
+def depth_text(width: int) -> str:
+    deepest = deepest_k(width)
+    if deepest == K_MAX:
+        return f"At width {width}, every k up to {K_MAX} fits in one target pass."
+    return (
+        f"At width {width}, k is at most {deepest}: {_sum_text(width, deepest)} = "
+        f"{tree_nodes(width, deepest)} nodes; k = {deepest + 1} would draft "
+        f"{tree_nodes(width, deepest + 1)}, past the {TREE_NODES_MAX} one pass scores."
+    )
+
+
+def _notes(s: Settings) -> tuple[str, ...]:
+    notes = []
+    if s.tree_width == 1 and s.drafting != "sample" and is_chain(s):
+        notes.append(
+            f"With one sibling and exact acceptance this is the chain: {s.drafting} drafting "
+            "changes nothing until the width is 2 or more."
+        )
+    if s.tree_width > DISTINCT_WIDTH_MAX:
+        notes.append(
+            f"Distinct drafting is checked exactly only up to width {DISTINCT_WIDTH_MAX}; at "
+            f"width {s.tree_width} the station refuses it."
+        )
+    if s.acceptance == "typical" and not s.verify:
+        notes.append("Target verify is off, so no acceptance rule runs: nothing is checked.")
+    elif s.acceptance == "typical":
+        notes.append(
+            "Typical acceptance is not lossless: a drafted word stands when its p(x) clears "
+            f"min({EPSILON:g}, {DELTA:g}·e^(−H(p))), and nothing is resampled, so the output "
+            "leans toward the draft."
+        )
+    if s.draft_source == "lookup":
+        needs = ", ".join(
+            f"{Settings.model_fields[n].title} {field_bounds(n)['default']}"
+            for n in ("tree_width", "drafting", "acceptance")
+        )
+        notes.append(
+            "Prompt lookup uses no draft model: copying costs nothing, so the draft cost c "
+            f"counts as 0. It drafts one copied chain, checked exactly ({needs})."
+        )
+    return tuple(notes)
+
+
+def drafting_view(s: Settings, problems: tuple[FieldProblem, ...]) -> DraftingView:
+    controls = {n: control(n, s, problems) for n in DRAFTING}
+    moved = any(getattr(s, n) != field_bounds(n)["default"] for n in DRAFTING)
+    return DraftingView(
+        width=controls["tree_width"],
+        drafting=controls["drafting"],
+        acceptance=controls["acceptance"],
+        draft_source=controls["draft_source"],
+        summary=tree_text(s),
+        depth_note=depth_text(s.tree_width),
+        notes=_notes(s),
+        open=moved or any(c.error for c in controls.values()),
     )

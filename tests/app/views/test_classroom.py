@@ -165,3 +165,76 @@ def test_the_full_share_link_is_the_canonical_page_url(client: TestClient) -> No
     again: StationView = view_of(client.get(view.classroom.share_full_url))
     assert again.state == view.state
     assert again.settings == Settings(k=6)
+
+
+# --------------------------------------------------------------------------- drafting presets
+
+
+def test_the_drafting_presets_match_their_hints() -> None:
+    """Each drafting preset's hint, sentence by sentence, against the witness's numbers."""
+    from witness import serve_request
+    from witness.accounting import draft_cost
+    from witness.ensemble import compare, serve_ensemble
+    from witness.settings import tree_nodes
+
+    chain = Settings()
+    tree, top, medusa, lookup = (
+        BY_ID[p].settings for p in ("tree-of-two", "eagle-top-k", "medusa-typical", "prompt-lookup")
+    )
+    # "A tree of two": 30 nodes scored in one pass, faster than the chain of four, keeps p.
+    assert (tree.tree_width, tree.k, tree_nodes(2, 4)) == (2, 4, 30)
+    assert "2 + 4 + 8 + 16 = 30 drafted nodes" in BY_ID["tree-of-two"].hint
+    assert (chain.k, chain.match, chain.draft_cost) == (tree.k, tree.match, tree.draft_cost)
+    assert WITNESS.compare(chain, tree).change == "faster"
+    served = serve_request(tree)
+    assert served.check.keeps_target and served.check.tv_max < 1e-12
+    assert served.totals.drafted_tokens > served.totals.target_passes * tree.k
+    # "EAGLE-style": gains little, if anything, on the chain; no faster than the sampled tree.
+    assert top.model_copy(update={"drafting": "sample"}) == tree
+    on_chain = WITNESS.compare(chain, top)
+    assert on_chain.change in ("faster", "within noise")
+    assert on_chain.difference < 0.15 * on_chain.before.mean  # "little"
+    assert WITNESS.compare(tree, top).change in ("slower", "within noise")
+    assert serve_request(top).check.keeps_target
+    # "Medusa's shortcut": faster than the same tree checked exactly, exact TV above 0.8.
+    assert medusa.model_copy(update={"acceptance": "exact"}) == top
+    assert WITNESS.compare(top, medusa).change == "faster"
+    check = serve_request(medusa).check
+    assert not check.keeps_target and check.tv_max > 0.8
+    assert BY_ID["medusa-typical"].names_answer  # it tells what a lossy shortcut does
+    # "Prompt lookup": the prompt repeats its start; 48 tokens in 22 passes, 2.18 per pass,
+    # no draft cost; the draft model does better (4.71×); sampled, 1.06 tokens per pass.
+    words = lookup.prompt.split()
+    assert words[:2] == words[-2:]
+    trace = serve_request(lookup)
+    assert not trace.skipped_prompt_words  # every word is the corpus's
+    t = trace.totals
+    assert (t.tokens, t.target_passes, t.draft_passes) == (48, 22, 0)
+    assert f"{t.tokens_per_pass:.2f}" == "2.18" and trace.check.keeps_target
+    ens = serve_ensemble(lookup)
+    assert ens.speedup(draft_cost(lookup)).mean == ens.speedup(0.0).mean  # copying is free
+    model = lookup.model_copy(update={"draft_source": "model"})
+    cmp = compare(serve_ensemble(model), model.draft_cost, ens, draft_cost(lookup))
+    assert cmp.change == "slower" and f"{cmp.before.mean:.2f}" == "4.71"
+    sampled = serve_ensemble(lookup.model_copy(update={"greedy": False}))
+    assert sampled.tokens_per_pass is not None
+    assert f"{sampled.tokens_per_pass:.2f}" == "1.06"
+    assert sampled.speedup(0.0).ci_low > 1.0  # faster than plain decoding, barely
+    assert sampled.tokens_per_pass < 1.1
+    # Copying wins whole blocks once the greedy answer loops: some block emits k + 1.
+    assert max(len(b.result.emitted) for b in trace.blocks) == lookup.k + 1
+
+
+def test_a_preset_sets_the_workload_fields_it_names_and_keeps_the_rest(
+    client: TestClient,
+) -> None:
+    from app.state.presets import LOOKUP_PROMPT
+    from app.views.classroom import preset_state
+    from tests.app.view_models import state_of
+
+    state = state_of("/station?tokens=64&prompt=the+server&tpot_ms=20")
+    opened = preset_state(state, "prompt-lookup")
+    assert opened.settings.prompt == LOOKUP_PROMPT and opened.settings.tokens == 48
+    assert opened.settings.tpot_ms == 20
+    tree = preset_state(state, "tree-of-two")
+    assert (tree.settings.prompt, tree.settings.tokens) == ("the server", 64)
