@@ -6,11 +6,15 @@ from dataclasses import dataclass
 
 from app.views import fmt
 from app.views.charts import BarChart, Gauge, PassChart, gauge, pass_chart, repair_chart
-from app.views.judgement import formula_gap, formula_speedup, savings, speedup_range
+from app.views.judgement import LEVEL, formula_gap, formula_speedup, savings, speedup_range
+from app.views.tree_chart import TreeChart, ending_sentence, method_name, tree_chart
 from witness import Settings
+from witness.accounting import draft_cost, speedup_expected
 from witness.check import EXACT
-from witness.ensemble import Ensemble
+from witness.ensemble import Ensemble, compare
 from witness.evaluation import SIGNIFICANCE, FirstTokenCheck
+from witness.methods import is_chain
+from witness.settings import tree_nodes
 from witness.trace import BlockTrace, RequestTrace
 
 # Shape and words as well as colour: a learner who cannot tell the colours apart still reads
@@ -65,6 +69,10 @@ class BlockDetail:
     ending: str
     chart: BarChart | None  # None: the block drafted nothing (one token was left)
     gauge: Gauge | None
+    # A tree's (typical acceptance's, a lookup's) walk, drawn; None for the chain, whose
+    # drafts table, repair picture and gauge say it all.
+    tree: TreeChart | None = None
+    plain: bool = False  # a method's block that drafted nothing: no table to show
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,17 +101,55 @@ class EvidenceView:
     sampled_check: str
     keeps_target: bool
     legend: tuple[TokenView, ...] = LEGEND
+    # Beside the chain at equal draft work: None for the chain itself (or when the caller
+    # did not pass the chain twin's ensemble).
+    beside_chain: ChainComparison | None = None
 
 
-def block_tokens(block: BlockTrace) -> tuple[TokenView, ...]:
-    tokens = [_token(w, k) for w, k in zip(block.emitted_words, block.emitted_kinds, strict=True)]
+@dataclass(frozen=True, slots=True)
+class CompareRow:
+    label: str
+    method: str  # this method's value
+    chain: str  # the chain twin's
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChainComparison:
+    """This method beside the chain at the same k and the same seeded requests."""
+
+    caption: str
+    method: str  # the method in words
+    rows: tuple[CompareRow, ...]
+    verdict: str  # faster/slower/within noise than the chain, from the paired ensembles
+    notes: tuple[str, ...]  # the cost model, draft passes, and the method's own caveat
+
+
+# Typical acceptance's closing token is not a repair: when no sibling is typical it emits the
+# target's argmax. It keeps the repaired token's style (kind) with its own mark and words.
+ARGMAX = TokenView("word", "repaired", "A", "the target's argmax (typical acceptance)")
+
+
+def block_tokens(block: BlockTrace, typical: bool = False) -> tuple[TokenView, ...]:
+    tokens = [
+        _token(w, k, typical) for w, k in zip(block.emitted_words, block.emitted_kinds, strict=True)
+    ]
     if block.rejected_word is not None and len(tokens) > block.result.accepted:
         tokens.insert(block.result.accepted, _token(block.rejected_word, "rejected"))
     return tuple(tokens)
 
 
-def _token(word: str, kind: str) -> TokenView:
+def _token(word: str, kind: str, typical: bool = False) -> TokenView:
+    if typical and kind == "repaired":
+        return TokenView(word, kind, ARGMAX.mark, ARGMAX.label)
     return TokenView(word, kind, KIND_MARK[kind], KIND_LABEL[kind])
+
+
+def legend_of(s: Settings) -> tuple[TokenView, ...]:
+    """The marks' legend; typical acceptance's closing token is the argmax, not a repair."""
+    if s.acceptance != "typical":
+        return LEGEND
+    return tuple(ARGMAX if t.kind == "repaired" else t for t in LEGEND)
 
 
 def default_block(trace: RequestTrace) -> int:
@@ -114,7 +160,9 @@ def default_block(trace: RequestTrace) -> int:
     return 0
 
 
-def block_detail(block: BlockTrace, s: Settings) -> BlockDetail:
+def block_detail(block: BlockTrace, s: Settings, prompt_words: int | None = None) -> BlockDetail:
+    if not is_chain(s):
+        return _method_detail(block, s, prompt_words)
     verified = s.verify
     rows = []
     for d in block.drafts:
@@ -144,7 +192,29 @@ def block_detail(block: BlockTrace, s: Settings) -> BlockDetail:
     )
 
 
+def _method_detail(block: BlockTrace, s: Settings, prompt_words: int | None) -> BlockDetail:
+    """A tree's, typical acceptance's or a lookup's block: the walk drawn, not the chain's
+    drafts table, repair picture and gauge (which read one draft per position)."""
+    tree = tree_chart(block, s, prompt_words) if block.levels else None
+    ending = ending_sentence(block, s) if block.levels else block_ending(block, s)
+    return BlockDetail(
+        number=block.index + 1,
+        context=" ".join(block.context),
+        rows=(),
+        ending=ending,
+        chart=None,
+        gauge=None,
+        tree=tree,
+        plain=tree is None,
+    )
+
+
 def block_ending(block: BlockTrace, s: Settings) -> str:
+    if not block.drafts and s.draft_source == "lookup" and s.tokens - block.start > 1:
+        return (
+            "Prompt lookup found no earlier occurrence of the last words, so nothing was "
+            f"copied: a plain target pass gave '{block.final_word}' from p."
+        )
     if not block.drafts:
         return (
             f"One token was left to generate, so nothing was drafted: a plain target pass "
@@ -174,8 +244,11 @@ def block_ending(block: BlockTrace, s: Settings) -> str:
 
 def first_rejection_text(trace: RequestTrace) -> str:
     repair = bool(trace.settings["repair"])
+    s = Settings(**trace.settings)
     for b in trace.blocks:
         r = b.result.first_rejection
+        if r is not None and b.levels:
+            return f"Block {b.index + 1}, depth {r + 1}: " + ending_sentence(b, s)
         if r is not None:
             d = b.drafts[r]
             how = "repaired from the residual to" if repair else "resampled from p (repair off):"
@@ -185,14 +258,20 @@ def first_rejection_text(trace: RequestTrace) -> str:
             )
     if not trace.settings["verify"]:
         return "None: with target verify off nothing is ever rejected (or checked)."
-    if trace.totals.draft_passes == 0:
+    if not any(b.drafts for b in trace.blocks):
+        if trace.settings["draft_source"] == "lookup" and trace.settings["tokens"] > 1:
+            return "None: prompt lookup never found earlier words to copy, so nothing was drafted."
         return "None: with one token to generate nothing was drafted."
+    if any(b.levels for b in trace.blocks):
+        return "None: at every depth every walk reached, a sibling stood."
     return "None: every drafted token in this request was accepted."
 
 
 def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Figure, ...]:
     """The request's own counts, its speedup labelled as one request's, and the verdict's
     numbers beside it: the mean over the seeded requests and the formula at the station's α."""
+    if not is_chain(settings):
+        return _method_figures(trace, settings, ens)
     t = trace.totals
     per_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
     est = ens.speedup(settings.draft_cost)
@@ -231,14 +310,71 @@ def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Fig
     )
 
 
+def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Figure, ...]:
+    """`figures` for a tree, typical acceptance or prompt lookup: the same figures, with the
+    draft work, the verification width and the copied draft's zero cost said."""
+    t = trace.totals
+    per_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
+    c = draft_cost(s)
+    est = ens.speedup(c)
+    if s.draft_source == "lookup":
+        passes = (
+            f"prompt lookup copies its draft ({t.drafted_tokens} tokens copied): no draft "
+            f"model runs, {t.blocks} blocks"
+        )
+    else:
+        passes = (
+            f"one batched pass per level, at most k = {s.k} per block; {t.drafted_tokens} "
+            f"tokens drafted in {t.blocks} blocks"
+        )
+    scored = (
+        f"; the target scored {t.scored_per_pass:.1f} tokens per pass"
+        if t.scored_per_pass is not None
+        else ""
+    )
+    formula = speedup_expected(ens.alpha, s.k, c, verify=s.verify)
+    return (
+        Figure(
+            "Target passes",
+            f"{t.target_passes}",
+            f"plain decoding needs {t.baseline_target_passes}",
+        ),
+        Figure("Draft passes", f"{t.draft_passes}", passes),
+        Figure(
+            "Tokens per target pass", per_pass, f"depths that stood {t.accepted_drafts}{scored}"
+        ),
+        Figure(
+            "Speedup of this one request",
+            fmt.speedup(t.speedup_measured),
+            f"seed {s.seed}: one request is an example, not a verdict",
+        ),
+        Figure(f"Speedup over {est.n} seeded requests", fmt.speedup(est.mean), speedup_range(est)),
+        Figure(
+            "Speedup by the formula",
+            fmt.speedup(formula),
+            f"at the station's α = {ens.alpha:.3f} (here the chance that a level stands, mean "
+            f"over every depth {est.n} requests reach; this request's own "
+            f"{t.mean_alpha:.3f}), c = {c:.2f}"
+            + (" (a copied draft costs nothing)" if s.draft_source == "lookup" else ""),
+        ),
+        Figure(
+            "Time at TPOT",
+            fmt.ms(t.ms_speculative),
+            f"this request; plain {fmt.ms(t.ms_baseline)} "
+            f"(TTFT {s.ttft_ms:g} ms, TPOT {s.tpot_ms:g} ms)",
+        ),
+    )
+
+
 def exact_check_text(trace: RequestTrace) -> str:
     c = trace.check
+    positions = sum(len(b.drafts) for b in trace.blocks)
     if c.keeps_target:
         base = "Exact distance to p is 0 at every drafted position (max TV below 1e-12)."
     else:
         base = (
             f"Exact distance to p: max TV {fmt.distance(c.tv_max)}, mean {fmt.distance(c.tv_mean)} "
-            f"over the {trace.totals.draft_passes} drafted positions."
+            f"over the {positions} drafted positions."
         )
     if c.matches_greedy_baseline is not None:
         same = "identical" if c.matches_greedy_baseline else "NOT identical"
@@ -264,8 +400,7 @@ def sampled_check_text(check: FirstTokenCheck) -> str:
         )
     if exact_zero:
         return (
-            f"{found}: no evidence against p, as the exact law there (TV 0) says there "
-            "cannot be."
+            f"{found}: no evidence against p, as the exact law there (TV 0) says there cannot be."
         )
     return (
         f"{found}: this sample finds no evidence against p, yet the exact law there is off "
@@ -281,16 +416,23 @@ def evidence_view(
     check: FirstTokenCheck,
     hrefs: tuple[tuple[str, str], ...],
     ens: Ensemble,
+    *,
+    chain: Ensemble | None = None,
 ) -> EvidenceView:
-    """``hrefs[i]`` is (page URL, fragment URL) that selects block i."""
+    """``hrefs[i]`` is (page URL, fragment URL) that selects block i. ``chain`` is the
+    ensemble of the chain twin (`chain_twin`) of a tree, typical or lookup state: with it,
+    the evidence sets the method beside the chain at equal draft work."""
     judged = savings(ens, settings)
+    typical = settings.acceptance == "typical"
     chips = tuple(
-        BlockChip(b.index, b.index + 1, block_tokens(b), b.index == selected, *hrefs[b.index])
+        BlockChip(
+            b.index, b.index + 1, block_tokens(b, typical), b.index == selected, *hrefs[b.index]
+        )
         for b in trace.blocks
     )
     return EvidenceView(
         blocks=chips,
-        detail=block_detail(trace.blocks[selected], settings),
+        detail=block_detail(trace.blocks[selected], settings, len(trace.prompt_words)),
         first_rejection=first_rejection_text(trace),
         passes=pass_chart(trace.totals, settings.draft_cost),
         figures=figures(trace, settings, ens),
@@ -301,4 +443,162 @@ def evidence_view(
         exact_check=exact_check_text(trace),
         sampled_check=sampled_check_text(check),
         keeps_target=trace.check.keeps_target,
+        legend=legend_of(settings),
+        beside_chain=(
+            beside_chain(trace, settings, ens, chain)
+            if chain is not None and not is_chain(settings)
+            else None
+        ),
+    )
+
+
+def chain_twin(s: Settings) -> Settings:
+    """The chain at the same k, the same seeds and the same switches: what a tree, typical
+    acceptance or prompt lookup is set beside."""
+    return s.model_copy(
+        update={
+            "tree_width": 1,
+            "drafting": "sample",
+            "acceptance": "exact",
+            "draft_source": "model",
+        }
+    )
+
+
+def _mean(xs: tuple[int, ...]) -> float:
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+def _per_pass(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f}"
+
+
+def beside_chain(
+    trace: RequestTrace, s: Settings, ens: Ensemble, chain: Ensemble
+) -> ChainComparison:
+    """This method and its chain twin over the same seeded requests, at equal draft work:
+    the same k, one batched draft pass per level, the same draft cost."""
+    k, w = s.k, s.tree_width
+    lookup = s.draft_source == "lookup"
+    c_method, c_chain = draft_cost(s), s.draft_cost
+    mine, twin = ens.speedup(c_method), chain.speedup(c_chain)
+    n = len(ens.seeds)
+    name = "Prompt lookup" if lookup else ("Typical acceptance" if w == 1 else "The tree")
+    drafted = f"up to {k}, copied" if lookup else f"{tree_nodes(w, k)}"
+    scored = f"up to {k + 1}" if lookup else f"{1 + tree_nodes(w, k)}"
+    rows = (
+        CompareRow(
+            "Acceptance per level (the station's α)",
+            f"{ens.alpha:.3f}",
+            f"{chain.alpha:.3f}",
+            f"pooled over every depth {n} seeded requests reach"
+            + ("; a tree's: the chance that one of its siblings stands" if w > 1 else ""),
+        ),
+        CompareRow(
+            "Tokens per target pass",
+            _per_pass(ens.tokens_per_pass),
+            _per_pass(chain.tokens_per_pass),
+            f"pooled over the {n} requests",
+        ),
+        CompareRow(
+            "Tokens the target scores per pass",
+            scored,
+            f"{k + 1}",
+            "a full block: every drafted node and the last word before them (this request's "
+            + (
+                f"mean {trace.totals.scored_per_pass:.1f})"
+                if trace.totals.scored_per_pass is not None
+                else "target scored nothing: verify off)"
+            ),
+        ),
+        CompareRow(
+            "Draft passes per full block",
+            "0 (no draft model)" if lookup else f"{k}",
+            f"{k}",
+            "one batched pass per level" if not lookup else "a copy costs string matching only",
+        ),
+        CompareRow(
+            "Draft passes per request",
+            f"{_mean(ens.draft_passes):.1f}",
+            f"{_mean(chain.draft_passes):.1f}",
+            f"mean over the {n} requests: fewer blocks, fewer passes",
+        ),
+        CompareRow(
+            "Drafted tokens per full block",
+            drafted,
+            f"{k}",
+            "the whole tree is drafted, whichever path the walk takes" if w > 1 else "",
+        ),
+        CompareRow(
+            f"Speedup at c = {c_chain:.2f}" + (" (lookup: c = 0)" if lookup else ""),
+            fmt.speedup(mine.mean),
+            fmt.speedup(twin.mean),
+            f"{name}: {speedup_range(mine)}; the chain: {speedup_range(twin)}",
+        ),
+    )
+    cmp = compare(chain, c_chain, ens, c_method)
+    if cmp.change == "same":
+        verdict = f"{name} and the chain took the same passes on every one of the {n} requests."
+    elif cmp.change == "within noise":
+        verdict = (
+            f"Over the same {n} seeded requests, {name.lower()} is within noise of the chain "
+            f"(paired difference {cmp.difference:+.2f}×, {LEVEL} interval {cmp.ci_low:+.2f} to "
+            f"{cmp.ci_high:+.2f})."
+        )
+    else:
+        interval = (
+            f"paired difference {cmp.difference:+.2f}×, {LEVEL} interval {cmp.ci_low:+.2f} to "
+            f"{cmp.ci_high:+.2f}"
+            if cmp.ci_low > float("-inf") and cmp.ci_high < float("inf")
+            else f"faster on {cmp.faster_on}, slower on {cmp.slower_on} of {n}"
+        )
+        verdict = (
+            f"Over the same {n} seeded requests, {name.lower()} is {cmp.change} than the chain "
+            f"({interval})."
+        )
+    notes = [
+        "The cost model counts passes: decode is memory-bound, so a target pass that scores "
+        f"{scored.removeprefix('up to ')} tokens is priced like one that scores {k + 1}, an "
+        "assumption a later station revisits.",
+    ]
+    if lookup:
+        notes.append(
+            "Prompt lookup runs no draft model: its draft cost is 0, and it drafts only where "
+            "the last words were seen before."
+        )
+    else:
+        notes.append(
+            f"The chain and the {'tree' if w > 1 else 'method'} make the same number of draft "
+            f"passes per full block ({k}: one batched pass per level); over a request the one "
+            "that emits more per pass needs fewer blocks, so fewer passes."
+        )
+    if s.acceptance == "typical":
+        c = trace.check
+        faster = {
+            "faster": "is faster here",
+            "slower": "is slower here",
+            "within noise": "is within noise of the chain here",
+            "same": "takes the chain's passes here",
+        }[cmp.change]
+        if c.keeps_target:
+            keep = (
+                "this request's exact check finds TV 0 at every position, because p is "
+                "certain (greedy), but the rule is not lossless: where p is unsure it emits "
+                "the argmax, not a draw from p"
+                if s.greedy
+                else "this request's exact check finds TV 0 at every position, yet the rule "
+                "is not lossless: where no sibling is typical it emits the argmax, not a draw"
+            )
+        else:
+            keep = (
+                f"it does not keep p: the exact distance of its output from p reaches TV "
+                f"{fmt.distance(c.tv_max)} in this request (mean {fmt.distance(c.tv_mean)})"
+            )
+        notes.append(f"Typical acceptance {faster} (from the {n} requests), and {keep}.")
+    return ChainComparison(
+        caption=f"{method_name(s)} beside the chain, k = {k}, the same {n} seeded requests",
+        method=name,
+        rows=rows,
+        verdict=verdict,
+        notes=tuple(notes),
     )

@@ -1,0 +1,519 @@
+"""The token tree of one block, drawn: every level the verification walk reached.
+
+A tree (SpecInfer, Sequoia, EAGLE-2), typical acceptance (Medusa) and prompt lookup record
+one `witness.trace.TreeLevel` per depth the walk reached. This draws them top to bottom:
+the siblings at each depth, which one stood (✓), each one rejected with its test in numbers
+(u against p′/q′, or p(x) against typical acceptance's bar), the ones never tested, and under
+every sibling that did not stand, the subtree the target scored but the walk never reached.
+The walk ends in a box: the repair from the last residual, the bonus at a leaf, typical
+acceptance's argmax, or the drafts emitted unchecked.
+
+Every coordinate and every sentence is computed here (templates only draw), and the same
+facts are a table (`TreeChart.rows`) and a caption (`TreeChart.summary`), so nothing is said
+by the picture alone. Outcomes differ by mark, outline pattern and words as well as colour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.views.charts import exact
+from witness import Settings
+from witness.settings import tree_nodes
+from witness.trace import BlockTrace, SiblingStep, TreeLevel
+
+WIDTH = 640
+GUTTER = 74.0  # the depth labels' column
+TOP = 8.0  # above the first row
+BOX_HEIGHT = 46.0
+ROW_GAP = 40.0  # under a row: the unreached subtrees' notes, then the links to the children
+ROW = BOX_HEIGHT + ROW_GAP
+BOX_GAP = 8.0
+ENDING_HEIGHT = 46.0
+CHAR_PX = 6.6  # rough width of one 12 px character
+
+MARK = {"accepted": "✓", "rejected": "✗", "untested": "–", "unchecked": "?"}
+OUTCOME = {
+    "accepted": "accepted",
+    "rejected": "rejected",
+    "untested": "never tested",
+    "unchecked": "not checked",
+}
+ENDING_MARK = {
+    "repair": "R",
+    "resample": "R",
+    "bonus": "+",
+    "unused": "+",
+    "argmax": "A",
+    "unchecked": "?",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One sibling: its box, its words, its test and what lies under it."""
+
+    depth: int  # 1-based
+    number: int  # 1-based sibling
+    word: str
+    outcome: str  # accepted, rejected, untested, unchecked
+    mark: str
+    label: str  # "✓ ','" for the box's first line
+    test: str  # the test in full: "u = 0.88 ≥ p′/q′ = 0.16"
+    test_short: str  # the box's second line: "u 0.88 ≥ 0.16"
+    below: int  # nodes under it (0 at the deepest level)
+    below_text: str  # "6 nodes under it: scored, never reached" ("" when none or it stood)
+    below_short: str  # the note under its box: "6 scored, never reached"
+    x: float
+    y: float
+    width: float
+    height: float
+    centre: float
+    title: str  # everything about it, read as the box's title
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    depth: int
+    label: str  # "depth 1"
+    chance: str  # "P(accept) 0.94": the exact chance one sibling stands here
+    y: float
+    nodes: tuple[Node, ...]
+    bus_y: float  # the horizontal line its children hang from ("" when no children drawn)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+
+
+@dataclass(frozen=True, slots=True)
+class EndingBox:
+    kind: str  # repair, resample, bonus, unused, argmax, unchecked
+    mark: str
+    text: str  # the box's line
+    sentence: str  # the same in full, for the caption and the list
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True, slots=True)
+class TreeRow:
+    """One sibling as the table under the picture reads it."""
+
+    depth: int
+    number: int
+    word: str
+    p: str
+    q: str
+    test: str
+    outcome: str
+    outcome_kind: str  # accepted, rejected, unchecked (untested or not checked)
+    below: str
+
+
+@dataclass(frozen=True, slots=True)
+class TreeChart:
+    title: str
+    summary: str  # the caption: what was drafted, scored, walked, and how it ended
+    source: str  # prompt lookup: what was copied and from where ("" otherwise)
+    method: str  # "token tree, 2 siblings per node (SpecInfer sampling)" etc.
+    width: int
+    height: int
+    gutter: float
+    levels: tuple[Level, ...]
+    links: tuple[Link, ...]
+    ending: EndingBox
+    rows: tuple[TreeRow, ...]
+    drafted: int  # nodes drafted (the whole tree, or the copied tokens)
+    scored: int  # tokens the target scored in its one pass (0 with verify off)
+    walked: int  # nodes drawn (the siblings at every level reached)
+    unreached: int  # nodes scored (or drafted) and never reached by the walk
+    threshold_kind: str  # "u" (exact) or "bar" (typical): what the test column compares
+
+
+def method_name(s: Settings) -> str:
+    """The method in words, with the system that serves it."""
+    if s.draft_source == "lookup":
+        return "prompt lookup (the draft is copied from earlier text; no draft model)"
+    drafting = {
+        "sample": "independent draws from q, as SpecInfer",
+        "distinct": "distinct draws from q, as Sequoia",
+        "top": "q's most likely tokens, as EAGLE-2",
+    }[s.drafting]
+    shape = (
+        "a chain (1 sibling per node)"
+        if s.tree_width == 1
+        else f"a token tree, {s.tree_width} siblings per node ({drafting})"
+    )
+    rule = (
+        "typical acceptance (Medusa: not lossless)"
+        if s.acceptance == "typical"
+        else "exact acceptance (lossless with repair)"
+    )
+    return f"{shape}, {rule}"
+
+
+def versus(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` with two decimals, or more until unequal values print unequal."""
+    digits = 2
+    while f"{a:.{digits}f}" == f"{b:.{digits}f}" and a != b and digits < 8:
+        digits += 1
+    return f"{a:.{digits}f}", f"{b:.{digits}f}"
+
+
+def ratio(sib: SiblingStep) -> float:
+    """p′/q′ of a sibling (q′ > 0 for anything drafted)."""
+    return sib.p / sib.q if sib.q > 0 else float("inf")
+
+
+def sibling_test(sib: SiblingStep, threshold: float | None) -> tuple[str, str]:
+    """The test a sibling met, in full and short; ("", "") when it was never tested."""
+    if sib.accepted is None:
+        return "", ""
+    if threshold is not None:  # typical acceptance: p(x) against the bar, no uniform
+        p, bar = _apart_prob(sib.p, threshold)
+        rel = ">" if sib.accepted else "≤"
+        return f"p(x) = {p} {rel} bar {bar}", f"p {p} {rel} {bar}"
+    assert sib.u is not None
+    u, r = versus(sib.u, ratio(sib))
+    rel = "<" if sib.accepted else "≥"
+    return f"u = {u} {rel} p′/q′ = {r}", f"u {u} {rel} {r}"
+
+
+def _apart_prob(a: float, b: float) -> tuple[str, str]:
+    digits = 2
+    while exact(a, digits) == exact(b, digits) and a != b and digits < 8:
+        digits += 1
+    return exact(a, digits), exact(b, digits)
+
+
+def outcome_of(sib: SiblingStep, verified: bool) -> str:
+    if not verified:
+        return "unchecked"
+    if sib.accepted is None:
+        return "untested"
+    return "accepted" if sib.accepted else "rejected"
+
+
+def below_count(s: Settings, block: BlockTrace, level: int) -> int:
+    """Nodes under one sibling at 0-based depth ``level`` of a tree ``block.depth`` deep."""
+    return tree_nodes(s.tree_width, block.depth - 1 - level)  # lookup: width 1, a chain
+
+
+def tree_chart(block: BlockTrace, s: Settings, prompt_words: int | None = None) -> TreeChart:
+    """The walk of ``block`` (its ``levels`` must be non-empty) under settings ``s``;
+    ``prompt_words``: the request's prompt length, to say where a lookup's copy came from."""
+    assert block.levels, "tree_chart draws a block with levels"
+    verified = block.result.verified
+    width = s.tree_width if s.draft_source == "model" else 1
+    box_w = min(150.0, (WIDTH - GUTTER - BOX_GAP * (width - 1)) / width)
+    levels: list[Level] = []
+    links: list[Link] = []
+    rows: list[TreeRow] = []
+    unreached = 0
+    for i, lv in enumerate(block.levels):
+        y = TOP + i * ROW
+        nodes = tuple(_node(s, block, lv, sib, i, y, box_w, verified, width) for sib in lv.siblings)
+        for n, sib in zip(nodes, lv.siblings, strict=True):
+            rows.append(_row(n, sib, lv.threshold))
+            if n.outcome != "accepted" and not (not verified and n.number == 1):
+                unreached += n.below
+        bus = y + BOX_HEIGHT + ROW_GAP / 2 + 6
+        levels.append(Level(i + 1, f"depth {i + 1}", _chance(lv, s), y, nodes, round(bus, 2)))
+        walked_to = _walked(lv, verified)
+        nxt = i + 1 < len(block.levels)
+        if walked_to is not None and nxt:
+            parent = nodes[walked_to]
+            kids = [_box_x(j, box_w) + box_w / 2 for j in range(len(block.levels[i + 1].siblings))]
+            top_next = TOP + (i + 1) * ROW
+            links.append(Link(parent.centre, y + BOX_HEIGHT, parent.centre, bus))
+            links.append(Link(min(kids + [parent.centre]), bus, max(kids + [parent.centre]), bus))
+            links.extend(Link(round(x, 2), bus, round(x, 2), top_next) for x in kids)
+    ending = _ending(block, s, len(block.levels), box_w)
+    last = levels[-1]
+    stood = _walked(block.levels[-1], verified)
+    start = last.nodes[stood].centre if stood is not None else GUTTER + box_w / 2
+    links.append(Link(start, last.y + BOX_HEIGHT, start, ending.y))
+    walked = sum(len(lv.siblings) for lv in block.levels)
+    drafted = block.depth if s.draft_source == "lookup" else tree_nodes(s.tree_width, block.depth)
+    chart_rows = tuple(rows)
+    return TreeChart(
+        title=f"Block {block.index + 1}: the verification walk, depth by depth",
+        summary=_summary(block, s, drafted, walked, unreached, ending),
+        source=lookup_source(block, prompt_words),
+        method=method_name(s),
+        width=WIDTH,
+        height=int(ending.y + ENDING_HEIGHT + 4),
+        gutter=GUTTER,
+        levels=tuple(levels),
+        links=tuple(links),
+        ending=ending,
+        rows=chart_rows,
+        drafted=drafted,
+        scored=block.scored,
+        walked=walked,
+        unreached=unreached,
+        threshold_kind="bar" if s.acceptance == "typical" else "u",
+    )
+
+
+def _walked(lv: TreeLevel, verified: bool) -> int | None:
+    """The sibling the walk went on from (sibling 1 when nothing checked)."""
+    if not verified:
+        return 0
+    return lv.accepted
+
+
+def _box_x(j: int, box_w: float) -> float:
+    return round(GUTTER + j * (box_w + BOX_GAP), 2)
+
+
+def _chance(lv: TreeLevel, s: Settings) -> str:
+    if s.draft_source == "lookup":
+        return f"p(x) {lv.alpha:.2f}"
+    return f"P(one) {lv.alpha:.2f}"
+
+
+def _fit(text: str, width: float) -> str:
+    room = max(4, int((width - 10) / CHAR_PX))
+    return text if len(text) <= room else text[: room - 1] + "…"
+
+
+def _node(
+    s: Settings,
+    block: BlockTrace,
+    lv: TreeLevel,
+    sib: SiblingStep,
+    i: int,
+    y: float,
+    box_w: float,
+    verified: bool,
+    width: int,
+) -> Node:
+    outcome = outcome_of(sib, verified)
+    if not verified and sib.index == 0:
+        outcome = "unchecked"
+    test, short = sibling_test(sib, lv.threshold)
+    if outcome == "untested":
+        short = "never tested"
+        test = "never tested: a sibling before it was accepted"
+    elif outcome == "unchecked":
+        short = "emitted unchecked" if sib.index == 0 else "not checked"
+        test = (
+            "emitted unchecked (verify off: no target pass)"
+            if sib.index == 0
+            else "not checked (verify off)"
+        )
+    below = below_count(s, block, i)
+    stood = outcome == "accepted" or (not verified and sib.index == 0)
+    below_text = below_short = ""
+    if below and not stood:
+        what = "scored, never reached" if verified else "drafted, never used"
+        below_text = f"its subtree of {below} node{'s' if below != 1 else ''}: {what}"
+        below_short = f"{below} {what}"
+    x = _box_x(sib.index, box_w)
+    label = f"{MARK[outcome]} '{sib.word}'"
+    where = f"Depth {i + 1}, sibling {sib.index + 1} of {width}"
+    facts = [f"{where}: '{sib.word}', {OUTCOME[outcome]}"]
+    if test and outcome in ("accepted", "rejected"):
+        facts.append(test)
+    if below_text:
+        facts.append(below_text)
+    return Node(
+        depth=i + 1,
+        number=sib.index + 1,
+        word=sib.word,
+        outcome=outcome,
+        mark=MARK[outcome],
+        label=_fit(label, box_w),
+        test=test,
+        test_short=_fit(short, box_w),
+        below=below,
+        below_text=below_text,
+        below_short=_fit(below_short, box_w),
+        x=x,
+        y=round(y, 2),
+        width=round(box_w, 2),
+        height=BOX_HEIGHT,
+        centre=round(x + box_w / 2, 2),
+        title="; ".join(facts) + ".",
+    )
+
+
+def _row(n: Node, sib: SiblingStep, threshold: float | None) -> TreeRow:
+    kind = n.outcome if n.outcome in ("accepted", "rejected") else "unchecked"
+    return TreeRow(
+        depth=n.depth,
+        number=n.number,
+        word=n.word,
+        p=exact(sib.p, 3),
+        q=exact(sib.q, 3),
+        test=n.test if n.outcome in ("accepted", "rejected") else "—",
+        outcome=OUTCOME[n.outcome],
+        outcome_kind=kind,
+        below=n.below_text or "—",
+    )
+
+
+def ending_kind(block: BlockTrace, s: Settings) -> str:
+    """How the walk ended: repair, resample, bonus, unused (a bonus the request did not
+    need), argmax (typical acceptance, no sibling typical) or unchecked (verify off)."""
+    r = block.result
+    if not r.verified:
+        return "unchecked"
+    if r.first_rejection is None:
+        return "unused" if block.truncated else "bonus"
+    if s.acceptance == "typical":
+        return "argmax"
+    return "repair" if s.repair else "resample"
+
+
+def ending_sentence(block: BlockTrace, s: Settings) -> str:
+    """The walk's ending in one sentence, true in every mode."""
+    kind = ending_kind(block, s)
+    final = block.final_word
+    top = ", ".join(f"'{w}' {exact(x, 3)}" for w, x in block.levels[-1].law_top[:3])
+    depth = len(block.levels)
+    if kind == "unchecked":
+        emitted = " ".join(f"'{w}'" for w in block.emitted_words)
+        return (
+            f"Verify is off: no target pass ran, and the first sibling at every depth was "
+            f"emitted as drafted ({emitted}); the output follows the draft, not p."
+        )
+    if kind == "bonus":
+        return (
+            f"Every depth stood: at the leaf, the bonus token '{final}' came from p, scored "
+            "in the same pass."
+        )
+    if kind == "unused":
+        return (
+            f"Every depth stood; the request needed no more tokens, so the bonus token "
+            f"'{final}' from the same pass was not used."
+        )
+    failed = failed_words(block, s)
+    if kind == "argmax":
+        return (
+            f"{failed} cleared the bar at depth {depth}: the block emitted '{final}', the "
+            "target's argmax (typical acceptance: not a draw from p)."
+        )
+    if kind == "resample":
+        return (
+            f"{failed} at depth {depth} was rejected; with repair off p′ was never "
+            f"updated, so '{final}' was drawn from p itself ({top}): not lossless."
+        )
+    return (
+        f"{failed} at depth {depth} was rejected: '{final}' was drawn from the last "
+        f"residual p′ ({top}), which keeps the output exactly p."
+    )
+
+
+def failed_words(block: BlockTrace, s: Settings) -> str:
+    """Who failed at the walk's last depth: 'Every sibling', 'The draft ','', 'The copied
+    token ','' (typical: 'No sibling', 'The draft ',' never')."""
+    sibs = block.levels[-1].siblings
+    typical = s.acceptance == "typical"
+    if len(sibs) > 1:
+        return "No sibling" if typical else "Every sibling"
+    noun = "The copied token" if s.draft_source == "lookup" else "The draft"
+    return f"{noun} '{sibs[0].word}'" + (" never" if typical else "")
+
+
+def _ending(block: BlockTrace, s: Settings, depth: int, box_w: float) -> EndingBox:
+    kind = ending_kind(block, s)
+    final = block.final_word
+    text = {
+        "repair": f"R '{final}' from the last residual",
+        "resample": f"R '{final}' resampled from p (repair off)",
+        "bonus": f"+ bonus '{final}' from p",
+        "unused": f"+ bonus '{final}' not needed",
+        "argmax": f"A '{final}': the target's argmax, not a draw",
+        "unchecked": "? emitted unchecked: no target pass",
+    }[kind]
+    return EndingBox(
+        kind=kind,
+        mark=ENDING_MARK[kind],
+        text=text,
+        sentence=ending_sentence(block, s),
+        x=GUTTER,
+        y=round(TOP + depth * ROW, 2),
+        width=round(WIDTH - GUTTER, 2),
+        height=ENDING_HEIGHT,
+    )
+
+
+def lookup_source(block: BlockTrace, prompt_words: int | None = None) -> str:
+    """Prompt lookup's source: the words matched, where they were seen, what was copied.
+
+    ``start`` counts words of the prompt and the text so far; ``prompt_words`` (the prompt's
+    length, when known) says which of the two the earlier occurrence is in."""
+    m = block.lookup
+    if m is None:
+        return ""
+    ngram = " ".join(m.ngram)
+    copied = " ".join(sib.word for lv in block.levels for sib in lv.siblings)
+    where = f"word {m.start + 1} of the prompt and text so far"
+    if prompt_words is not None:
+        where += " (in the prompt)" if m.start < prompt_words else " (in the generated text)"
+    return (
+        f"Prompt lookup: the last words '{ngram}' were seen earlier, at {where}, and the "
+        f"draft copies what followed them there: '{copied}'. A copied token's draft law q is "
+        "one-hot (q′ = 1), so it stands with probability p(x)."
+    )
+
+
+def _summary(
+    block: BlockTrace, s: Settings, drafted: int, walked: int, unreached: int, ending: EndingBox
+) -> str:
+    depth = block.depth
+    parts: list[str] = []
+    if s.draft_source == "lookup":
+        parts.append(
+            f"The block copied {drafted} token{'s' if drafted != 1 else ''}, with no draft pass."
+        )
+    else:
+        sizes = " + ".join(str(s.tree_width**d) for d in range(1, depth + 1))
+        plural = "es" if depth != 1 else ""
+        parts.append(
+            f"The draft drafted the whole tree, {s.tree_width} sibling"
+            f"{'s' if s.tree_width != 1 else ''} per node, {depth} deep: {drafted} nodes "
+            f"({sizes}) in {depth} draft pass{plural}, one batched pass per level."
+        )
+    if block.result.verified:
+        parts.append(
+            f"One target pass scored {block.scored} tokens: the {drafted} drafted and the "
+            "last word before them."
+        )
+    else:
+        parts.append("Verify is off: no target pass scored any of it.")
+    reached = len(block.levels)
+    walk = f"The walk reached {reached} of {depth} depth{'s' if depth != 1 else ''}"
+    if s.draft_source == "model" and s.tree_width > 1:
+        walk += f" ({walked} nodes drawn)"
+    if unreached:
+        what = "scored and never reached" if block.result.verified else "drafted and never used"
+        walk += f"; {unreached} nodes under the siblings that did not stand were {what}"
+    parts.append(walk + ".")
+    for i, lv in enumerate(block.levels):
+        parts.append(_level_sentence(i, lv, block.result.verified))
+        if s.draft_source == "model" and 0 < len(lv.siblings) < s.tree_width:
+            parts.append(
+                f"Only {len(lv.siblings)} of {s.tree_width} siblings could be drafted at depth "
+                f"{i + 1}: q has no other token to draw without repeating one."
+            )
+    parts.append(ending.sentence)
+    return " ".join(parts)
+
+
+def _level_sentence(i: int, lv: TreeLevel, verified: bool) -> str:
+    bits = []
+    for sib in lv.siblings:
+        outcome = outcome_of(sib, verified)
+        test, _ = sibling_test(sib, lv.threshold)
+        bits.append(f"'{sib.word}' {OUTCOME[outcome]}" + (f" ({test})" if test else ""))
+    return f"Depth {i + 1}: " + "; ".join(bits) + "."
