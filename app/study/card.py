@@ -86,7 +86,9 @@ BUILD_EVIDENCE: tuple[EvidenceLink, ...] = (
         "/station#step-05",
         "Step 05 · Evidence",
         "The witness models drafting, one target pass per block, rejection sampling and "
-        "residual repair on a served request, token by token.",
+        "residual repair on a served request, token by token; beside the chain, its drafting "
+        "control serves token trees, Medusa's typical acceptance (not lossless) and prompt "
+        "lookup.",
     ),
     EvidenceLink(
         "Includes at least one injected failure or adversarial case and demonstrates recovery",

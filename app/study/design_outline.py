@@ -76,6 +76,9 @@ FIELDS: tuple[Field, ...] = (
                 r"\blookahead\b",
                 r"\b(retrieval|retrieved)\b",
                 r"\bcop(y|ies|ying) (tokens )?(from )?(the )?(prompt|context|input)",
+                r"\bcop(y|ies|ying|ied)\b.{0,40}\b(earlier|previous|prompt|context|input)\b",
+                r"\b(n-?gram|lookup) (proposer|drafter|draft)\b",
+                r"\bno draft model\b",
                 r"\bsuffix (tree|array|automaton)\b",
             ),
             _m(
@@ -96,6 +99,10 @@ FIELDS: tuple[Field, ...] = (
                 "tree speculation",
                 r"\b(token |draft |speculation |candidate )?trees?\b",
                 r"\bspecinfer\b",
+                r"\bsequoia\b",
+                r"\bsiblings?\b",
+                r"\btop[- ]?k (tree|drafts?|candidates|siblings)\b",
+                r"\b(wide|width[- ]\d|branching)\b.{0,30}\btree",
                 r"\bseveral (candidate|draft) (sequences|continuations|branches)\b",
             ),
         ),
@@ -106,7 +113,8 @@ FIELDS: tuple[Field, ...] = (
         "Verification",
         "say how the target checks the drafts",
         "rejection sampling with residual repair, a greedy match against the target's "
-        "argmax, one target pass over all k drafted tokens…",
+        "argmax, one target pass over all k drafted tokens, a token tree's siblings checked "
+        "in turn, Medusa's typical acceptance (fast, not lossless)…",
         (
             _m(
                 "rejection sampling with residual repair",
@@ -125,7 +133,21 @@ FIELDS: tuple[Field, ...] = (
                 r"\barg\s*max\b",
                 r"\btop[- ]?1\b",
                 r"\bexact(ly)?[- ]match\w*",
-                r"\btypical acceptance\b",
+            ),
+            _m(
+                "typical acceptance (Medusa's threshold on p(x), not lossless)",
+                r"\btypical[- ]accept\w*",
+                r"\bposterior threshold\b",
+                r"\bentropy[- ](based |dependent )?(threshold|bar|cut-?off)\b",
+                r"\bthreshold on (the target'?s? )?p\b",
+                r"\bp\s*\(x\)\s*(>|≥|>=|exceeds|clears|above)",
+            ),
+            _m(
+                "tree verification (siblings checked in turn against the residual)",
+                r"\b(tree|branch\w*|siblings?)\b.{0,40}\b(verif\w*|check\w*|test\w*|accept\w*)",
+                r"\b(verif\w*|check\w*|test\w*)\b.{0,40}\b(tree|branch(es)?|siblings)\b",
+                r"\brecursive rejection\b",
+                r"\bmulti[- ](draft|candidate)\b",
             ),
             _m(
                 "one target pass over all k drafted tokens",
@@ -178,8 +200,9 @@ FIELDS: tuple[Field, ...] = (
         "Failure mode or trade-off",
         "say what breaks and why",
         "low acceptance makes it slower than plain decoding, a draft cost c near α, k past "
-        "its optimum, skipping repair biases the output, memory for the draft model, large "
-        "batches…",
+        "its optimum, skipping repair biases the output, typical acceptance is not lossless, "
+        "a tree too wide for one pass, nothing to copy for prompt lookup, memory for the "
+        "draft model, large batches…",
         (
             _m(
                 "low acceptance makes it slower than plain decoding",
@@ -218,6 +241,27 @@ FIELDS: tuple[Field, ...] = (
                 r"\blossy\b",
                 r"\b(quality|accuracy)\s+(loss|drop\w*|degrad\w*|regress\w*)",
                 r"\bover-?weight\w*",
+            ),
+            _m(
+                "typical acceptance is not lossless",
+                r"\bnot lossless\b",
+                r"\btypical[- ]accept\w*",
+                r"\bno longer (keeps|preserves) (the )?(target'?s? )?distribution\b",
+            ),
+            _m(
+                "a tree too wide or deep for one pass",
+                r"\b(wide|wider|large|larger|big|bigger|deep|deeper) trees?\b",
+                r"\btree (width|size|depth)\b",
+                r"\b(too )?many (tree |drafted )?nodes\b",
+                r"\bnodes? (scored|verified|checked) (in |per )",
+            ),
+            _m(
+                "nothing to copy for prompt lookup",
+                r"\bnothing to copy\b",
+                r"\bno (earlier |previous |prior )?(match|occurrence|repeat\w*)",
+                r"\b(non-?repetitive|not repetitive|novel|fresh) (text|prompts?|output|answers?)",
+                r"\blookup (misses|fails|finds nothing)\b",
+                r"\bsampl\w*\b.{0,30}\b(breaks?|diverg\w*)\b.{0,20}\bcop(y|ies)",
             ),
             _m(
                 "memory for the draft model",

@@ -412,3 +412,70 @@ def test_a_bad_value_shows_the_stations_problems_with_422(
     assert problems in station.text  # the very list the station shows
     assert f"<code>{field}</code>: {message}" in problems
     assert 'data-testid="ws-questions"' in r.text  # the sheet still renders on the defaults
+
+
+# --------------------------------------------------------------------------- the station's methods
+
+
+@pytest.mark.parametrize(
+    ("answers", "found"),
+    [
+        (
+            {
+                "draft_strategy": "A Sequoia-style token tree: two siblings drafted at every node, four levels deep.",
+                "verification": "The target scores the whole tree in one pass; each node's siblings are checked in turn against the residual.",
+                "acceptance_rate": "Tokens per target pass, logged per request: about 3.7.",
+                "failure_mode": "A tree too wide: 30 nodes scored per pass cost more than one token's pass.",
+            },
+            {
+                "draft_strategy": "tree speculation",
+                "verification": "tree verification (siblings checked in turn against the residual)",
+                "failure_mode": "a tree too wide or deep for one pass",
+            },
+        ),
+        (
+            {
+                "draft_strategy": "Medusa heads propose a top-k tree of candidates.",
+                "verification": "Typical acceptance: keep a drafted token when p(x) clears an entropy-based threshold.",
+                "acceptance_rate": "The fraction of drafted tokens accepted, measured on a held-out slice.",
+                "failure_mode": "Typical acceptance is not lossless: the output leans toward the draft.",
+            },
+            {
+                "draft_strategy": "extra decoding heads (Medusa, EAGLE)",
+                "verification": "typical acceptance (Medusa's threshold on p(x), not lossless)",
+                "failure_mode": "typical acceptance is not lossless",
+            },
+        ),
+        (
+            {
+                "draft_strategy": "No draft model: copy the words that followed the last two words earlier in the prompt.",
+                "verification": "Rejection sampling against p in a single target pass.",
+                "acceptance_rate": "2.18 tokens per target pass on a repetitive request.",
+                "failure_mode": "On novel text there is nothing to copy, so every pass emits one token.",
+            },
+            {
+                "draft_strategy": "an n-gram / prompt-lookup draft",
+                "verification": "rejection sampling with residual repair",
+                "failure_mode": "nothing to copy for prompt lookup",
+            },
+        ),
+    ],
+    ids=["token-tree", "typical-acceptance", "prompt-lookup-copying"],
+)
+def test_the_stations_drafting_methods_count_as_mechanisms(
+    answers: dict[str, str], found: dict[str, str]
+) -> None:
+    fb = design_outline_feedback(**answers)
+    assert fb.ok, [f.message for f in fb.fields]
+    by_key = {f.key: f for f in fb.fields}
+    for key, label in found.items():
+        assert label in by_key[key].found, (key, by_key[key].found)
+
+
+def test_typical_acceptance_is_not_called_a_greedy_match() -> None:
+    fb = judge_field("verification", "typical acceptance, as in Medusa")
+    assert fb.ok
+    assert fb.found == ("typical acceptance (Medusa's threshold on p(x), not lossless)",)
+    # ... and the vague answers are still refused.
+    assert not judge_field("verification", "the tree looks fine").ok
+    assert not judge_field("draft_strategy", "copy it somehow").ok
