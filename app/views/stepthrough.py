@@ -23,8 +23,12 @@ from app.state.query import StationState
 from app.views import fmt
 from app.views import stepthrough_words as words
 from app.views.charts import Gauge, gauge
-from app.views.evidence import KIND_LABEL, KIND_MARK, TokenView, default_block
-from witness.trace import BlockTrace, RequestTrace
+from app.views.evidence import KIND_LABEL, KIND_MARK, TokenView, block_tokens, default_block
+from app.views.tree_chart import below_count, ending_kind, sibling_test, versus
+from witness import Settings
+from witness.methods import is_chain
+from witness.settings import tree_nodes
+from witness.trace import BlockTrace, DraftStep, RequestTrace
 
 ANCHOR = "#stepthrough"
 FRAGMENT_PATH = "/station/step"
@@ -108,6 +112,37 @@ class StepThroughView:
     close: NavLink
     problems: tuple[str, ...]  # shown in place; the fragment route answers 422 with them
     narration: str  # the current sub-step's sentence ("" when closed or not yet revealed)
+    # A tree, typical acceptance or prompt lookup walks sibling by sibling: its table has a
+    # row per sibling met (the chain's `rows` is then empty).
+    tree: bool = False
+    tree_rows: tuple[TreeStepRow, ...] = ()
+    test_kind: str = "u"  # "u": u against p′/q′; "bar": p(x) against typical's bar
+
+
+@dataclass(frozen=True, slots=True)
+class TreeStepRow:
+    """One sibling as the current sub-step knows it; "" is a value not known yet."""
+
+    depth: int
+    number: int
+    word: str
+    q: str
+    p: str
+    test: str
+    outcome: str
+    outcome_kind: str  # accepted, rejected, unchecked, pending
+    current: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """One sub-step of a method's walk: which sibling it tests (level, sibling), if any."""
+
+    kind: str
+    title: str
+    narration: str
+    level: int = -1
+    sibling: int = -1
 
 
 def selected_block(state: StationState, trace: RequestTrace) -> int:
@@ -137,6 +172,8 @@ def stepthrough_view(
     """
     s = state.settings
     block = trace.blocks[selected]
+    if not is_chain(s):
+        return _method_view(state, block, all_problems, clamp_quietly)
     kinds = _kinds(block, s.verify, s.repair)
     count = len(kinds)
     problems = [p.message for p in state.problems if all_problems or p.field == "sub"]
@@ -226,6 +263,7 @@ LANES = {
     "repair": "Repair lane",
     "resample": "Repair lane",
     "bonus": "Target verifier",
+    "argmax": "Target verifier",
     "unchecked": "Draft lane",
 }
 
@@ -387,3 +425,298 @@ def _ending(block: BlockTrace, verify: bool, repair: bool) -> Ending:
         draw,
         words.identity(block, repair=True),
     )
+
+
+# ------------------------------------------------- trees, typical acceptance, prompt lookup
+
+
+def tree_plan(block: BlockTrace, s: Settings) -> tuple[Plan, ...]:
+    """The sub-steps of a method's block: draft, one target pass, one per sibling tested,
+    the ending; with verify off draft, no target pass, emitted unchecked."""
+    if not block.levels:  # nothing drafted: one token left, or nothing to copy
+        lookup = s.draft_source == "lookup" and s.tokens - block.start > 1
+        kinds = ("draft", "target", "bonus")
+        if lookup:
+            titles = ("Nothing to copy", "One target pass", "The token from p")
+            return tuple(
+                Plan(k, ti, words.lookup_plain(block, k))
+                for k, ti in zip(kinds, titles, strict=True)
+            )
+        return tuple(
+            Plan(
+                k, words.title(block, k, i), words.narration(block, True, s.repair, s.greedy, k, i)
+            )
+            for i, k in enumerate(kinds)
+        )
+    lookup = s.draft_source == "lookup"
+    depth = block.depth
+    if lookup:
+        draft_title = f"Copy {words.n_of(depth, 'word')} from earlier"
+    elif s.tree_width == 1:
+        draft_title = f"The draft proposes {words.n_of(depth, 'token')}"
+    else:
+        draft_title = f"The draft drafts the tree ({tree_nodes(s.tree_width, depth)} nodes)"
+    plan = [Plan("draft", draft_title, words.tree_draft_sentence(block, s))]
+    if not s.verify:
+        plan.append(
+            Plan(
+                "no_target",
+                "No target pass",
+                "Target verify is off: no target pass runs, so nothing checks the "
+                f"{'copied tokens' if lookup else 'drafted tree'}.",
+            )
+        )
+        plan.append(Plan("unchecked", "Emit unchecked", words.tree_unchecked_sentence(block)))
+        return tuple(plan)
+    plan.append(
+        Plan(
+            "target",
+            f"One target pass scores {block.scored} tokens",
+            words.tree_target_sentence(block, s),
+        )
+    )
+    for i, lv in enumerate(block.levels):
+        for sib in lv.siblings:
+            if sib.accepted is None:
+                continue
+            who = f"Depth {i + 1}" + (f", sibling {sib.index + 1}" if len(lv.siblings) > 1 else "")
+            plan.append(
+                Plan(
+                    "check",
+                    f"{who} '{sib.word}'",
+                    words.tree_check_sentence(block, s, i, sib.index, below_count(s, block, i)),
+                    i,
+                    sib.index,
+                )
+            )
+    kind = ending_kind(block, s)
+    kind = "bonus" if kind == "unused" else kind
+    title = {
+        "repair": "Repair from the last residual",
+        "resample": "Resample from p",
+        "bonus": "Bonus token from p",
+        "argmax": "The target's argmax",
+    }[kind]
+    plan.append(Plan(kind, title, words.tree_ending_sentence(block, s)))
+    return tuple(plan)
+
+
+def _method_view(
+    state: StationState, block: BlockTrace, all_problems: bool, clamp_quietly: bool
+) -> StepThroughView:
+    s = state.settings
+    plan = tree_plan(block, s)
+    count = len(plan)
+    problems = [p.message for p in state.problems if all_problems or p.field == "sub"]
+    sub = state.options.sub
+    if sub is not None and sub >= count and not clamp_quietly:
+        problems.append(
+            f"sub must be from 0 to {count - 1} for block {block.index + 1}, which has {count} "
+            f"sub-steps (got {sub}); the last sub-step is shown"
+        )
+    if sub is not None and sub >= count:
+        sub = count - 1
+    revealed = state.prediction is not None
+
+    def at(n: int | None) -> StationState:
+        return replace(state, options=replace(state.options, sub=n))
+
+    def link(label: str, n: int | None) -> NavLink:
+        return NavLink(label, at(n).url() + ANCHOR, at(n).url(FRAGMENT_PATH))
+
+    none = NavLink("", "", "")
+    steps = tuple(
+        _sub_step(i, p.kind, p.title, p.narration, _status(i, sub), link("", i))
+        for i, p in enumerate(plan)
+    )
+    current = steps[sub] if sub is not None else None
+    at_end = sub == count - 1
+    return StepThroughView(
+        revealed=revealed,
+        open=sub is not None,
+        page_url=state.url(),
+        block_number=block.index + 1,
+        context=" ".join(block.context),
+        mode=words.method_mode_text(s),
+        intro=words.tree_intro(block, s, count),
+        steps=steps,
+        current=current,
+        progress=f"Step {sub + 1} of {count}"
+        if sub is not None
+        else f"Not started: {count} sub-steps",
+        rows=(),
+        p_known=sub is not None and sub >= 1 and s.verify,
+        p_missing="not yet" if s.verify else "not computed",
+        output=_tree_output(block, s, plan, sub),
+        output_note=_tree_output_note(block, plan, sub),
+        gauge=_tree_gauge(block, plan, sub),
+        ending=_tree_ending(block, s) if at_end else None,
+        back=link("Back", sub - 1) if sub is not None and sub > 0 else none,
+        next=(
+            link("Next", sub + 1)
+            if sub is not None and sub < count - 1
+            else (link("Start", 0) if sub is None else none)
+        ),
+        reset=link("Reset", 0),
+        close=link("Close", None),
+        problems=tuple(problems),
+        narration=plan[sub].narration if sub is not None and revealed else "",
+        tree=True,
+        tree_rows=_tree_rows(block, s, plan, sub),
+        test_kind="bar" if s.acceptance == "typical" else "u",
+    )
+
+
+def _tested_at(plan: tuple[Plan, ...]) -> dict[tuple[int, int], int]:
+    return {(p.level, p.sibling): i for i, p in enumerate(plan) if p.kind == "check"}
+
+
+def _level_done_at(plan: tuple[Plan, ...], level: int) -> int | None:
+    """The sub-step at which ``level``'s walk is decided (its last test)."""
+    steps = [i for i, p in enumerate(plan) if p.kind == "check" and p.level == level]
+    return steps[-1] if steps else None
+
+
+def _tree_rows(
+    block: BlockTrace, s: Settings, plan: tuple[Plan, ...], sub: int | None
+) -> tuple[TreeStepRow, ...]:
+    tested = _tested_at(plan)
+    at_end = sub is not None and sub == len(plan) - 1
+    rows = []
+    for i, lv in enumerate(block.levels):
+        done = _level_done_at(plan, i)
+        for sib in lv.siblings:
+            step = tested.get((i, sib.index))
+            p = test = ""
+            if not s.verify:
+                if sub is None or sub < 1:
+                    outcome, kind = "waiting", "pending"
+                elif at_end and sib.index == 0:
+                    outcome, kind = "emitted unchecked", "unchecked"
+                else:
+                    outcome, kind = "not checked", "unchecked"
+            elif step is not None and sub is not None and sub >= step:
+                outcome, kind = (
+                    ("accepted", "accepted") if sib.accepted else ("rejected", "rejected")
+                )
+                p = fmt.prob(sib.p)
+                test = sibling_test(sib, lv.threshold)[0]
+            elif step is None and (
+                at_end or (done is not None and sub is not None and sub >= done)
+            ):
+                outcome, kind = "never tested", "unchecked"
+            else:
+                outcome, kind = "waiting", "pending"
+            rows.append(
+                TreeStepRow(
+                    depth=i + 1,
+                    number=sib.index + 1,
+                    word=sib.word,
+                    q=fmt.prob(sib.q),
+                    p=p,
+                    test=test,
+                    outcome=outcome,
+                    outcome_kind=kind,
+                    current=sub is not None and step == sub,
+                )
+            )
+    return tuple(rows)
+
+
+def _tree_gauge(block: BlockTrace, plan: tuple[Plan, ...], sub: int | None) -> Gauge | None:
+    """u against min(1, p′/q′) at an exact sibling test; none for typical's bar."""
+    if sub is None or plan[sub].kind != "check":
+        return None
+    lv = block.levels[plan[sub].level]
+    if lv.threshold is not None:
+        return None
+    sib = lv.siblings[plan[sub].sibling]
+    assert sib.u is not None
+    r = sib.p / sib.q if sib.q > 0 else float("inf")
+    g = gauge(
+        DraftStep(
+            plan[sub].level, sib.token, sib.word, sib.p, sib.q, r, sib.u, sib.accepted, lv.alpha
+        )
+    )
+    threshold = min(1.0, r)
+    u, th = versus(sib.u, threshold)
+    relation = "<" if g.accepted else "≥"
+    outcome = "accepted" if g.accepted else "rejected"
+    return replace(
+        g,
+        u_text=f"u = {u}",
+        threshold_text=f"min(1, p′/q′) = {th}",
+        summary=(
+            f"Depth {plan[sub].level + 1}, sibling {sib.index + 1} '{sib.word}': u = {u} "
+            f"{relation} min(1, p′/q′) = {th}, so it was {outcome}."
+        ),
+    )
+
+
+def _tree_output(
+    block: BlockTrace, s: Settings, plan: tuple[Plan, ...], sub: int | None
+) -> tuple[TokenView, ...]:
+    if sub is None or sub < 1:
+        return ()
+    if sub == len(plan) - 1:
+        return block_tokens(block, s.acceptance == "typical")
+    if not s.verify:
+        return ()
+    out = []
+    for p in plan[: sub + 1]:
+        if p.kind != "check":
+            continue
+        sib = block.levels[p.level].siblings[p.sibling]
+        out.append(_token(sib.word, "accepted" if sib.accepted else "rejected"))
+    return tuple(out)
+
+
+def _tree_output_note(block: BlockTrace, plan: tuple[Plan, ...], sub: int | None) -> str:
+    if sub is None:
+        return ""
+    if sub == len(plan) - 1:
+        return f"Block {block.index + 1} emitted {words.n_of(len(block.emitted_words), 'token')}."
+    if sub < 2:
+        return "Nothing is emitted yet."
+    return "Accepted so far (a rejected sibling is struck through):"
+
+
+def _tree_ending(block: BlockTrace, s: Settings) -> Ending:
+    if not block.levels:
+        final = block.final_word or ""
+        return Ending(
+            "bonus",
+            "The token from p",
+            plan_last(block, s),
+            (),
+            final,
+            f"u = {block.u_final:.2f} picks '{final}' by inverse CDF",
+        )
+    kind = ending_kind(block, s)
+    sentence = words.tree_ending_sentence(block, s)
+    final = block.final_word or ""
+    draw = f"u = {block.u_final:.2f} picks '{final}' by inverse CDF"
+    if kind == "unchecked":
+        return Ending(
+            "unchecked", "Emitted unchecked", words.tree_unchecked_sentence(block), (), "", ""
+        )
+    if kind in ("bonus", "unused"):
+        return Ending("bonus", "Bonus token from p", sentence, (), final, draw)
+    if kind == "argmax":
+        return Ending(
+            "argmax",
+            "The target's argmax (typical acceptance)",
+            sentence,
+            (),
+            final,
+            "no uniform is drawn: the argmax of p is taken",
+        )
+    residual = tuple((w, fmt.prob(x), w == final) for w, x in block.levels[-1].law_top)
+    heading = (
+        "Repair from the last residual" if kind == "repair" else "Resample from p (repair off)"
+    )
+    return Ending(kind, heading, sentence, residual, final, draw)
+
+
+def plan_last(block: BlockTrace, s: Settings) -> str:
+    return tree_plan(block, s)[-1].narration

@@ -8,6 +8,15 @@ from __future__ import annotations
 
 from app.views import fmt
 from app.views.charts import focus_alpha, identity_text
+from app.views.tree_chart import (
+    below_phrase,
+    copied_words,
+    ending_sentence,
+    method_name,
+    sibling_test,
+)
+from witness import Settings
+from witness.settings import tree_nodes
 from witness.trace import BlockTrace, DraftStep
 
 LISTED = 6  # drafts named one by one in a narration; the table shows every one
@@ -173,4 +182,186 @@ def intro(block: BlockTrace, verify: bool, count: int) -> str:
         f"Block {block.index + 1} in {count} sub-steps: the draft proposes {n_of(k, 'token')}, one "
         "target pass scores them all, each is checked in turn until the first rejection, and "
         "the block ends with a repair or a bonus token."
+    )
+
+
+# ------------------------------------------------- trees, typical acceptance, prompt lookup
+
+
+def method_mode_text(s: Settings) -> str:
+    """The mode line of a tree, typical acceptance or prompt lookup, true in every mode."""
+    sampling = "greedy (temperature 0)" if s.greedy else "sampling"
+    name = method_name(s)
+    if not s.verify:
+        what = "copied" if s.draft_source == "lookup" else "drafted"
+        return (
+            f"Target verify off: nothing is checked; the {what} tokens are emitted as they "
+            f"are ({sampling})."
+        )
+    if s.acceptance == "typical":
+        return (
+            f"Verify on, typical acceptance: a sibling stands when p(x) clears the bar, and "
+            f"nothing is resampled (so the repair switch changes nothing); not lossless "
+            f"({sampling})."
+        )
+    if not s.repair:
+        return (
+            "Verify on, repair off: p′ is never updated, and a depth where every sibling "
+            f"fails resamples p ({sampling})."
+        )
+    return f"Verify on, repair on: {name}; speculative {sampling}, lossless."
+
+
+def _sizes(s: Settings, depth: int) -> str:
+    return " + ".join(str(s.tree_width**d) for d in range(1, depth + 1))
+
+
+def tree_draft_sentence(block: BlockTrace, s: Settings) -> str:
+    after = f"Block {block.index + 1}, after '{' '.join(block.context)}'"
+    depth = block.depth
+    first = block.levels[0].siblings if block.levels else ()
+    if s.draft_source == "lookup":
+        m = block.lookup
+        assert m is not None
+        return (
+            f"{after}: prompt lookup finds the last words '{' '.join(m.ngram)}' earlier (at "
+            f"word {m.start + 1} of the prompt and text so far) and copies the "
+            f"{n_of(depth, 'word')} that followed them, {copied_words(block)}. No draft "
+            "model runs; a copied token's q is one-hot (q′ = 1)."
+        )
+    listed = ", ".join(f"'{sib.word}' (q {fmt.prob(sib.q)})" for sib in first)
+    if s.drafting == "top":
+        listed = "q's most likely, " + ", ".join(f"'{sib.word}'" for sib in first)
+    if s.tree_width == 1:
+        drafts = ", ".join(f"'{d.word}' (q {fmt.prob(d.q)})" for d in block.drafts[:LISTED])
+        return (
+            f"{after}: the draft proposes {n_of(depth, 'token')} from q — {drafts}"
+            f"{_more(depth)}, in {depth} draft pass{'es' if depth != 1 else ''}."
+        )
+    nodes = tree_nodes(s.tree_width, depth)
+    return (
+        f"{after}: the draft drafts the whole tree, {s.tree_width} siblings at every node, "
+        f"{depth} deep: {nodes} nodes ({_sizes(s, depth)}) in {depth} batched draft "
+        f"pass{'es' if depth != 1 else ''}, one per level. At depth 1: {listed}."
+    )
+
+
+def tree_target_sentence(block: BlockTrace, s: Settings) -> str:
+    drafted = block.scored - 1
+    what = "copied tokens" if s.draft_source == "lookup" else "drafted nodes"
+    return (
+        f"One target pass scores {block.scored} tokens at once, the {drafted} {what} and the "
+        "last word before them: p is known at every node, and for a bonus token after any "
+        "leaf."
+    )
+
+
+def residual_update(s: Settings, word: str) -> str:
+    """What a failed exact test does to the laws the next sibling is tested against."""
+    if not s.repair:
+        return "repair is off, so p′ stays p for the next sibling"
+    if s.drafting == "top" or s.draft_source == "lookup":
+        return (
+            f"residual updated: p′ ← normalised max(0, p′ − q′), with q′ the point mass at "
+            f"'{word}': p′ without '{word}'"
+        )
+    if s.drafting == "distinct":
+        return (
+            f"residual updated: p′ ← normalised max(0, p′ − q′), and q′ ← q′ without "
+            f"'{word}', renormalised"
+        )
+    return "residual updated: p′ ← normalised max(0, p′ − q′), with q′ = q"
+
+
+def tree_check_sentence(
+    block: BlockTrace, s: Settings, level: int, sibling: int, below: int
+) -> str:
+    """One sibling's test at depth ``level`` (0-based), and what the walk does next."""
+    lv = block.levels[level]
+    sib = lv.siblings[sibling]
+    width = len(lv.siblings)
+    who = (
+        f"Depth {level + 1}, sibling {sibling + 1} of {width} '{sib.word}'"
+        if width > 1
+        else f"Depth {level + 1} '{sib.word}'"
+    )
+    test, _ = sibling_test(sib, lv.threshold)
+    last_level = level == len(block.levels) - 1
+    if sib.accepted:
+        verdict = "typical" if lv.threshold is not None else "accepted"
+        if last_level and block.result.first_rejection is None:
+            nxt = "it is the deepest level drafted: the walk reached a leaf"
+        else:
+            children = len(block.levels[level + 1].siblings) if not last_level else 0
+            nxt = (
+                f"depth {level + 1} stands at '{sib.word}'; the walk moves on to its "
+                f"{children} {'child' if children == 1 else 'children'} at depth {level + 2}"
+            )
+        return f"{who} {verdict}: {test}; {nxt}."
+    verdict = "not typical" if lv.threshold is not None else "rejected"
+    unreached = f"; {below_phrase(s, below)} scored, never reached" if below else ""
+    if sibling + 1 < width:
+        then = (
+            "the next sibling meets the same bar"
+            if lv.threshold is not None
+            else residual_update(s, sib.word)
+        )
+        return f"{who} {verdict}: {test}{unreached}; {then}."
+    return f"{who} {verdict}: {test}{unreached}; no sibling is left at depth {level + 1}."
+
+
+def tree_intro(block: BlockTrace, s: Settings, count: int) -> str:
+    n = block.index + 1
+    if not block.levels:
+        return (
+            f"Block {n} in {count} sub-steps: nothing was drafted, and one target pass gives "
+            "a token from p, as plain decoding does."
+        )
+    if not s.verify:
+        return (
+            f"Block {n} in {count} sub-steps: the draft drafts, no target pass checks it, "
+            "and the first sibling at every depth is emitted."
+        )
+    how = "p(x) against the bar" if s.acceptance == "typical" else "u against p′/q′"
+    if s.acceptance == "typical":
+        end = "the target's argmax when none clears the bar, or a bonus"
+    elif s.repair:
+        end = "a token from the last residual, or a bonus"
+    else:
+        end = "a token resampled from p (repair off), or a bonus"
+    return (
+        f"Block {n} in {count} sub-steps: the draft drafts, one target pass scores it all, "
+        f"the walk tests each depth's siblings in turn ({how}) until one stands, and the "
+        f"block ends with {end}."
+    )
+
+
+def tree_unchecked_sentence(block: BlockTrace) -> str:
+    k = len(block.levels)
+    return (
+        f"The first sibling at each of the {n_of(k, 'depth')} is emitted as drafted, for no "
+        f"target pass: the output follows q, not p{_cut(block)}."
+    )
+
+
+def tree_ending_sentence(block: BlockTrace, s: Settings) -> str:
+    return f"{ending_sentence(block, s)} The block emits {_gives_tail(block)}."
+
+
+def _gives_tail(block: BlockTrace) -> str:
+    return f"{n_of(len(block.result.emitted), 'token')} for one target pass{_cut(block)}"
+
+
+def lookup_plain(block: BlockTrace, kind: str) -> str:
+    """A prompt-lookup block that found nothing to copy: a plain target pass."""
+    if kind == "draft":
+        return (
+            f"Block {block.index + 1}, after '{' '.join(block.context)}': prompt lookup finds "
+            "no earlier occurrence of the last words, so there is nothing to copy."
+        )
+    if kind == "target":
+        return "One target pass computes p at the one position, as plain decoding does."
+    return (
+        f"Nothing was copied: the token '{block.final_word}' came from p, exactly as in plain "
+        "decoding; the block emits 1 token for one target pass."
     )

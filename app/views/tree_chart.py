@@ -315,7 +315,7 @@ def _node(
     below_text = below_short = ""
     if below and not stood:
         what = "scored, never reached" if verified else "drafted, never used"
-        below_text = f"its subtree of {below} node{'s' if below != 1 else ''}: {what}"
+        below_text = f"{below_phrase(s, below)} {what}"
         below_short = f"{below} {what}"
     x = _box_x(sib.index, box_w)
     label = f"{MARK[outcome]} '{sib.word}'"
@@ -447,6 +447,23 @@ def _ending(block: BlockTrace, s: Settings, depth: int, box_w: float) -> EndingB
     )
 
 
+def below_phrase(s: Settings, below: int) -> str:
+    """What lies under a sibling that did not stand: its subtree, or in a chain (width 1,
+    prompt lookup) the drafts after it."""
+    if s.tree_width == 1:
+        noun = "copied token" if s.draft_source == "lookup" else "draft"
+        return f"the {below} {noun}{'s' if below != 1 else ''} after it:"
+    return f"its subtree of {below} node{'s' if below != 1 else ''}:"
+
+
+def copied_words(block: BlockTrace) -> str:
+    """The copied words the walk met: all of them, or the first ones and '…'."""
+    met = [f"'{sib.word}'" for lv in block.levels for sib in lv.siblings]
+    if len(met) >= block.depth:
+        return ", ".join(met)
+    return "starting with " + ", ".join(met)
+
+
 def lookup_source(block: BlockTrace, prompt_words: int | None = None) -> str:
     """Prompt lookup's source: the words matched, where they were seen, what was copied.
 
@@ -456,14 +473,14 @@ def lookup_source(block: BlockTrace, prompt_words: int | None = None) -> str:
     if m is None:
         return ""
     ngram = " ".join(m.ngram)
-    copied = " ".join(sib.word for lv in block.levels for sib in lv.siblings)
     where = f"word {m.start + 1} of the prompt and text so far"
     if prompt_words is not None:
         where += " (in the prompt)" if m.start < prompt_words else " (in the generated text)"
     return (
         f"Prompt lookup: the last words '{ngram}' were seen earlier, at {where}, and the "
-        f"draft copies what followed them there: '{copied}'. A copied token's draft law q is "
-        "one-hot (q′ = 1), so it stands with probability p(x)."
+        f"draft copies the {block.depth} words that followed them there, "
+        f"{copied_words(block)}. A copied token's draft law q is one-hot (q′ = 1), so it "
+        "stands with probability p(x)."
     )
 
 
