@@ -31,6 +31,7 @@ ROW = BOX_HEIGHT + ROW_GAP
 BOX_GAP = 8.0
 ENDING_HEIGHT = 46.0
 CHAR_PX = 6.6  # rough width of one 12 px character
+SMALL_CHAR_PX = 5.6  # and of one 10 px character
 
 MARK = {"accepted": "✓", "rejected": "✗", "untested": "–", "unchecked": "?"}
 OUTCOME = {
@@ -238,8 +239,14 @@ def tree_chart(block: BlockTrace, s: Settings, prompt_words: int | None = None) 
     ending = _ending(block, s, len(block.levels), box_w)
     last = levels[-1]
     stood = _walked(block.levels[-1], verified)
-    start = last.nodes[stood].centre if stood is not None else GUTTER + box_w / 2
-    links.append(Link(start, last.y + BOX_HEIGHT, start, ending.y))
+    if stood is not None:
+        start = last.nodes[stood].centre
+        links.append(Link(start, last.y + BOX_HEIGHT, start, ending.y))
+    else:  # every sibling failed: the ending hangs from the whole level, down the gutter
+        mid, rail = round(last.y + BOX_HEIGHT / 2, 2), GUTTER - 5
+        links.append(Link(rail, mid, GUTTER, mid))
+        links.append(Link(rail, mid, rail, ending.y + ENDING_HEIGHT / 2))
+        links.append(Link(rail, ending.y + ENDING_HEIGHT / 2, GUTTER, ending.y + ENDING_HEIGHT / 2))
     walked = sum(len(lv.siblings) for lv in block.levels)
     drafted = block.depth if s.draft_source == "lookup" else tree_nodes(s.tree_width, block.depth)
     chart_rows = tuple(rows)
@@ -283,6 +290,16 @@ def _chance(lv: TreeLevel, s: Settings) -> str:
 def _fit(text: str, width: float) -> str:
     room = max(4, int((width - 10) / CHAR_PX))
     return text if len(text) <= room else text[: room - 1] + "…"
+
+
+def _fit_small(text: str, width: float) -> str:
+    """The 10 px note under a box: shortened to '6 never reached' when it does not fit."""
+    room = int((width - 16) / SMALL_CHAR_PX)
+    if len(text) <= room:
+        return text
+    count, _, rest = text.partition(" ")
+    short = f"{count} {rest.split(', ')[-1]}"
+    return short if len(short) <= room else _fit(short, width)
 
 
 def _node(
@@ -336,7 +353,7 @@ def _node(
         test_short=_fit(short, box_w),
         below=below,
         below_text=below_text,
-        below_short=_fit(below_short, box_w),
+        below_short=_fit_small(below_short, box_w),
         x=x,
         y=round(y, 2),
         width=round(box_w, 2),
