@@ -28,9 +28,9 @@ from witness.lm import tiny_models
 from witness.lookup import lookup_draft
 from witness.methods import lookup_law, unverified_law
 from witness.settings import DISTINCT_WIDTH_MAX, Settings
-from witness.siblings import sibling_acceptance, sibling_distribution, simulate_siblings
+from witness.siblings import sibling_law_and_acceptance, simulate_siblings
 from witness.theory import sample_inverse_cdf, total_variation_unchecked
-from witness.typical import typical_acceptance, typical_distribution, typical_threshold
+from witness.typical import typical_law_and_acceptance, typical_threshold
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -136,12 +136,8 @@ def _tree(
         counts = _unverified_counts(s, q, law, blocks)
         return _judged("tree", label, False, counts, np.zeros(blocks, np.int64), p, law, 0.0, None)
     sim = simulate_siblings(p, q, w, blocks, seed=s.seed, drafting=d, repair=s.repair, cache=cache)
-    law = sibling_distribution(p, q, w, drafting=d, repair=s.repair)
-    beta = (
-        sibling_acceptance(p, q, w, drafting=d)
-        if s.repair
-        else float(sim.accepted_per_block.mean())
-    )
+    # With repair off every sibling is tested against p: its own exact acceptance.
+    law, beta = sibling_law_and_acceptance(p, q, w, drafting=d, repair=s.repair)
     speed = speedup_expected(beta, s.k, s.draft_cost, verify=True)
     return _judged(
         "tree", label, s.repair, sim.first_token_counts, sim.accepted_per_block, p, law, beta, speed
@@ -164,8 +160,7 @@ def _typical(s: Settings, p: FloatArray, q: FloatArray, blocks: int) -> MethodCh
     hit: NDArray[np.bool_] = np.asarray(ok.any(axis=1))
     token = np.where(hit, drafts[np.arange(blocks), first], int(np.argmax(p)))
     counts = np.bincount(token, minlength=p.shape[0]).astype(np.int64)
-    law = typical_distribution(p, q, n=w, drafting=d)
-    beta = typical_acceptance(p, q, n=w, drafting=d)
+    law, beta = typical_law_and_acceptance(p, q, n=w, drafting=d)
     speed = speedup_expected(beta, s.k, s.draft_cost, verify=True)
     return _judged("typical", label, False, counts, hit.astype(np.int64), p, law, beta, speed)
 

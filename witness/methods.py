@@ -21,6 +21,7 @@ into a tree keeps every decision the chain made until a second sibling is needed
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -33,17 +34,15 @@ from witness.rule import BlockResult
 from witness.settings import Settings, tree_nodes
 from witness.siblings import (
     SiblingResult,
-    draft_siblings,
-    sibling_acceptance,
-    sibling_distribution,
+    draft_siblings_unchecked,
+    sibling_law_and_acceptance_unchecked,
     verify_siblings_unchecked,
 )
 from witness.theory import sample_from_cdf, total_variation_unchecked
 from witness.typical import (
-    typical_acceptance,
-    typical_distribution,
+    typical_law_and_acceptance_unchecked,
     typical_threshold,
-    verify_typical,
+    verify_typical_unchecked,
 )
 
 
@@ -109,7 +108,9 @@ def method_block(
     path: list[int] = []
     for i in range(drafts):
         law = cache.law(s.match, s.greedy, before, prev)
-        siblings = draft_siblings(law.q, s.tree_width, grids.draft[b, i], drafting=s.drafting)
+        siblings = draft_siblings_unchecked(
+            law.q, s.tree_width, grids.draft[b, i], drafting=s.drafting, q_cdf=law.q_cdf
+        )
         check = _check(s, law, siblings, grids.accept[b, i], u_final) if s.verify else None
         levels.append(Level(law, siblings, check, level_alpha(s, law), _threshold(s, law)))
         if check is not None and check.accepted is None:
@@ -133,7 +134,9 @@ def _check(
     s: Settings, law: Law, siblings: tuple[int, ...], u: FloatArray, u_final: float
 ) -> SiblingResult:
     if s.acceptance == "typical":
-        return verify_typical(law.p, law.q, siblings, u_final, drafting=s.drafting)
+        return verify_typical_unchecked(
+            law.p, law.q, siblings, drafting=s.drafting, bar=level_threshold(law)
+        )
     residual0 = law.residual if s.drafting != "top" else None
     return verify_siblings_unchecked(
         law.p,
@@ -224,18 +227,52 @@ def _sample(p: FloatArray, u: float) -> int:
 
 
 def level_alpha(s: Settings, law: Law) -> float:
-    """The exact chance that verification accepts one of this node's siblings."""
-    key = ("alpha", s.tree_width, s.drafting, s.acceptance)
-    if key not in law.memo:
+    """The exact chance that verification accepts one of this node's siblings.
+
+    With repair off every sibling is tested against p, not the residual the earlier ones
+    left, so the chance differs from the repaired rule's past the first sibling; with verify
+    off nothing is tested and the switch does nothing: the repaired rule's chance is shown.
+    """
+    return level_exact(s, law)[1]
+
+
+def level_exact(s: Settings, law: Law) -> tuple[FloatArray, float]:
+    """The law a verified level emits and its acceptance, from one computation per `Law`.
+
+    Both come from one call (`witness.siblings.sibling_law_and_acceptance` or
+    `witness.typical.typical_law_and_acceptance`) and are kept in ``law.memo`` under what
+    decides them: the width, the drafting, the rule and (for the exact rule) the repair.
+    """
+    repair = s.repair or not s.verify  # verify off: the repair switch does nothing
+    key: tuple[object, ...] = (
+        ("typical", s.tree_width, s.drafting)
+        if s.acceptance == "typical"
+        else ("exact", s.tree_width, s.drafting, repair)
+    )
+    found = cast("tuple[FloatArray, float] | None", law.memo.get(key))
+    if found is None:
         if s.acceptance == "typical":
-            law.memo[key] = typical_acceptance(law.p, law.q, n=s.tree_width, drafting=s.drafting)
+            found = typical_law_and_acceptance_unchecked(
+                law.p, law.q, s.tree_width, drafting=s.drafting, bar=level_threshold(law)
+            )
         else:
-            law.memo[key] = sibling_acceptance(law.p, law.q, s.tree_width, drafting=s.drafting)
-    return float(law.memo[key])  # type: ignore[arg-type]
+            found = sibling_law_and_acceptance_unchecked(
+                law.p, law.q, s.tree_width, drafting=s.drafting, repair=repair
+            )
+        law.memo[key] = found
+    return found
 
 
 def _threshold(s: Settings, law: Law) -> float | None:
-    return typical_threshold(law.p) if s.acceptance == "typical" else None
+    return level_threshold(law) if s.acceptance == "typical" else None
+
+
+def level_threshold(law: Law) -> float:
+    """Typical acceptance's bar at this context, `typical_threshold(p)`, kept on the `Law`."""
+    found = law.memo.get(("threshold",))
+    if found is None:
+        found = law.memo[("threshold",)] = typical_threshold(law.p)
+    return float(found)  # type: ignore[arg-type]
 
 
 def level_tv(s: Settings, law: Law, drafted: int | None = None) -> float:
@@ -259,9 +296,7 @@ def method_law(s: Settings, law: Law) -> FloatArray:
     """The exact law of the token a tree (or typical acceptance) emits at one level."""
     if not s.verify:  # the first sibling stands unchecked
         return unverified_law(law.q, s.drafting)
-    if s.acceptance == "typical":
-        return typical_distribution(law.p, law.q, n=s.tree_width, drafting=s.drafting)
-    return sibling_distribution(law.p, law.q, s.tree_width, drafting=s.drafting, repair=s.repair)
+    return level_exact(s, law)[0]
 
 
 def unverified_law(q: FloatArray, drafting: str) -> FloatArray:

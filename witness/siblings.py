@@ -42,6 +42,7 @@ from witness.theory import (
     as_distribution,
     expected_tokens_per_pass,
     residual_unchecked,
+    sample_from_cdf,
     sample_inverse_cdf,
     sample_one,
 )
@@ -60,6 +61,9 @@ _BATCH = 1 << 21
 # mass of the drafts rejected, the next p′ rows). The exact laws take it as a parameter so
 # typical acceptance (`witness.typical`) shares the enumeration.
 Step = Callable[[FloatArray, FloatArray], tuple[FloatArray, FloatArray, FloatArray]]
+# The same two exact values (law, acceptance) for ``distinct`` with two siblings, given q:
+# the rule's closed form over q's order, O(V log V) instead of the enumeration's V².
+Pair = Callable[[FloatArray], tuple[FloatArray, float]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,15 +180,38 @@ def draft_siblings(
     return _draft_one(qa, count, _unit(u_draft, "u_draft", (count,)), drafting)
 
 
-def _draft_one(q: FloatArray, n: int, u: FloatArray, drafting: Drafting) -> tuple[int, ...]:
+def draft_siblings_unchecked(
+    q: FloatArray,
+    n: int,
+    u_draft: Sequence[float] | FloatArray,
+    *,
+    drafting: Drafting,
+    q_cdf: FloatArray | None = None,
+) -> tuple[int, ...]:
+    """`draft_siblings` for callers whose q is valid already (the served request).
+
+    ``q_cdf``, when given, is ``q.cumsum()`` (the served request keeps it on each `Law`):
+    every draw from q itself then skips the sum; the tokens are the same.
+    """
+    return _draft_one(q, n, u_draft, drafting, q_cdf)
+
+
+def _draft_one(
+    q: FloatArray,
+    n: int,
+    u: Sequence[float] | FloatArray,
+    drafting: Drafting,
+    q_cdf: FloatArray | None = None,
+) -> tuple[int, ...]:
     if drafting == "top":
         return tuple(int(x) for x in _top_tokens(q, n))
-    out = [sample_one(q, float(u[0]))]
+    cdf = q.cumsum() if q_cdf is None else q_cdf
+    out = [sample_from_cdf(q, cdf, float(u[0]))]
+    if drafting == "sample":
+        out.extend(sample_from_cdf(q, cdf, float(u[j])) for j in range(1, n))
+        return tuple(out)
     remaining = q.copy()
     for j in range(1, n):
-        if drafting == "sample":
-            out.append(sample_one(q, float(u[j])))
-            continue
         remaining[out[-1]] = 0.0
         if not remaining.any():  # q's support is used up: fewer siblings
             break
@@ -353,14 +380,24 @@ def sibling_law_cost(q: ArrayLike, n: int, drafting: Drafting) -> int:
 
 
 def _exact(
-    start: FloatArray, q: FloatArray, n: int, drafting: Drafting, step: Step
+    start: FloatArray,
+    q: FloatArray,
+    n: int,
+    drafting: Drafting,
+    step: Step,
+    pair: Pair | None = None,
 ) -> tuple[FloatArray, float]:
     """The law of the emitted token and the probability that a sibling was accepted.
 
     ``start`` is the first p′ (the law a token is drawn from if no sibling is tested);
     ``step`` is the per-sibling rule. ``sample`` and ``top`` need one chain: sibling j is
     reached with probability ``prod_{i<j} (rejected mass)_i`` whatever was drafted before.
+    ``pair``, when given, computes the same two values for ``distinct`` with two siblings
+    (q's support of two or more) without enumerating; without it, the enumeration (the
+    reference the fast paths are tested against) runs.
     """
+    if drafting == "distinct" and pair is not None and min(n, _support(q)) == 2:
+        return pair(q)
     if drafting == "distinct":
         cost = sibling_law_cost(q, n, drafting)
         if cost > LAW_BUDGET:
@@ -423,6 +460,121 @@ def _enumerate(
     return out, accepted
 
 
+def _support(q: FloatArray) -> int:
+    return int(np.count_nonzero(q))
+
+
+def others_mass(q: FloatArray) -> FloatArray:
+    """``sum(q) - q[x]`` for every x, as the sum of the other entries (no cancellation).
+
+    The mass left to draw from once x is drafted: a prefix plus a suffix sum, so it stays
+    accurate when ``q[x]`` is close to 1 (``1 - q[x]`` would keep only a few digits).
+    """
+    before = np.concatenate(([0.0], np.cumsum(q)[:-1]))
+    after = np.concatenate((np.cumsum(q[::-1])[::-1][1:], [0.0]))
+    out: FloatArray = before + after
+    return out
+
+
+def _distinct_pair(p: FloatArray, repair: bool) -> Pair:
+    """The repair rule's `Pair`: two ``distinct`` siblings, exactly, by sorting.
+
+    Sibling 0 emits ``min(p, q)``; drafting x and rejecting it has mass ``w(x) = max(q − p, 0)``
+    and leaves p′ = the residual (p with repair off), the same whatever x was. Sibling 1 is
+    drawn from q without x, ``q(y) / s(x)`` with ``s(x) = sum of the others``, so
+    ``min(p′(y), q(y) / s)`` is ``q(y) / s`` when ``t(y) = q(y) / p′(y) < s`` and ``p′(y)``
+    otherwise: every sum over y (for a row x) is a prefix / suffix sum in t's order, and every
+    sum over x (for a token y) one in s's order. A rejected x always has ``t(x) > 1 ≥ s(x)``
+    (q(x) > p(x) ≥ p′(x)), but its own term is removed by the same comparison the sums make.
+    """
+
+    def pair(q: FloatArray) -> tuple[FloatArray, float]:
+        emit0 = np.minimum(p, q)
+        w_all = np.maximum(q - p, 0.0)
+        p1 = residual_unchecked(p, q) if repair else p
+        rows = np.flatnonzero(w_all > 0.0)
+        if rows.size == 0:  # nothing is ever rejected: sibling 1 is never drafted
+            return emit0, float(emit0.sum())
+        w, s = w_all[rows], others_mass(q)[rows]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(p1 > 0.0, q / np.where(p1 > 0.0, p1, 1.0), np.inf)
+        # Sibling 1's acceptance per row x: sum over y != x of min(p′(y), q(y) / s(x)).
+        order = np.argsort(t, kind="stable")
+        t_sorted = t[order]
+        q_low = np.concatenate(([0.0], np.cumsum(q[order])))  # q over the first i in t order
+        p_high = np.concatenate((np.cumsum(p1[order][::-1])[::-1], [0.0]))  # p′ from i on
+        cut = np.searchsorted(t_sorted, s, side="left")  # how many y have t(y) < s
+        low = t[rows] < s  # x's own term, counted as the sums counted it
+        own = np.where(low, q[rows] / s, p1[rows])
+        accept1 = q_low[cut] / s + p_high[cut] - own
+        reject1 = np.maximum(1.0 - accept1, 0.0)  # sum over y of max(q(y)/s − p′(y), 0)
+        # Sums over rows x for each token y, in s's order: rows with s(x) <= t(y) give y
+        # p′(y) (sibling 1 accepts all of it), the others q(y) / s(x).
+        by_s = np.argsort(s, kind="stable")
+        s_sorted, w_sorted = s[by_s], w[by_s]
+        w_le = np.concatenate(([0.0], np.cumsum(w_sorted)))
+        w_gt = np.concatenate((np.cumsum(w_sorted[::-1])[::-1], [0.0]))
+        ws_gt = np.concatenate((np.cumsum((w_sorted / s_sorted)[::-1])[::-1], [0.0]))
+        split = np.searchsorted(s_sorted, t, side="right")  # rows with s(x) <= t(y)
+        # y's own row (q without y cannot draft y): removed as it was counted.
+        own_w = np.zeros_like(q)
+        own_w[rows] = w
+        own_s = np.ones_like(q)
+        own_s[rows] = s
+        own_low = own_s <= t  # y's own row among those that give y all of p′(y)
+        emit1 = p1 * w_le[split] + q * ws_gt[split]
+        emit1 -= own_w * np.where(own_low, p1, q / own_s)
+        if repair:
+            # Rejected at sibling 1 with mass reject1, the token comes from the residual of
+            # p′ by q without x: reject1 · residual = max(p′ − q/s, 0), and y's own row
+            # (q/s = 0 there) leaves all of p′(y).
+            excess = p1 * w_gt[split] - q * ws_gt[split]
+            excess -= own_w * np.where(own_low, 0.0, p1 - q / own_s)
+            last = np.maximum(excess, 0.0) + own_w * p1
+        else:
+            last = float(w @ reject1) * p1
+        law: FloatArray = emit0 + np.maximum(emit1, 0.0) + last
+        return law, float(emit0.sum() + w @ accept1)
+
+    return pair
+
+
+def sibling_law_and_acceptance(
+    p: ArrayLike,
+    q: ArrayLike,
+    n: int,
+    *,
+    drafting: Drafting = "sample",
+    repair: bool = True,
+) -> tuple[FloatArray, float]:
+    """`sibling_distribution` and the probability that a sibling is accepted, at once.
+
+    With ``repair=False`` every sibling is tested against p, not the residual, so the
+    acceptance differs from `sibling_acceptance`'s repaired one past the first sibling.
+    ``distinct`` with two siblings has a closed form (O(V log V), shared by both values);
+    wider ``distinct`` enumerates the ordered draws, as `sibling_law_cost` counts.
+
+    Examples
+    --------
+    >>> p, q = [.1, .2, .3, .4], [.4, .3, .2, .1]
+    >>> law, beta = sibling_law_and_acceptance(p, q, 2, drafting="distinct", repair=False)
+    >>> law.round(4).tolist(), round(beta, 4)     # repaired, 0.6 + .3 x 5/12 + .1 x 11/28
+    ([0.1247, 0.2894, 0.3627, 0.2231], 0.8529)
+    """
+    _check_drafting(drafting)
+    pa, qa = _one_position(p, q)
+    return sibling_law_and_acceptance_unchecked(
+        pa, qa, _check_count(n), drafting=drafting, repair=repair
+    )
+
+
+def sibling_law_and_acceptance_unchecked(
+    p: FloatArray, q: FloatArray, n: int, *, drafting: Drafting, repair: bool
+) -> tuple[FloatArray, float]:
+    """`sibling_law_and_acceptance` for callers whose rows are valid already."""
+    return _exact(p, q, n, drafting, _repair_step(repair), _distinct_pair(p, repair))
+
+
 def sibling_distribution(
     p: ArrayLike,
     q: ArrayLike,
@@ -446,13 +598,11 @@ def sibling_distribution(
     >>> sibling_distribution(p, q, 2, repair=False).round(4).tolist()
     [0.156, 0.312, 0.328, 0.204]
     """
-    _check_drafting(drafting)
-    pa, qa = _one_position(p, q)
-    return _exact(pa, qa, _check_count(n), drafting, _repair_step(repair))[0]
+    return sibling_law_and_acceptance(p, q, n, drafting=drafting, repair=repair)[0]
 
 
 def sibling_acceptance(
-    p: ArrayLike, q: ArrayLike, n: int, *, drafting: Drafting = "sample"
+    p: ArrayLike, q: ArrayLike, n: int, *, drafting: Drafting = "sample", repair: bool = True
 ) -> float:
     """Probability that one of ``n`` siblings is accepted (exact; cost as `sibling_distribution`).
 
@@ -469,9 +619,7 @@ def sibling_acceptance(
     >>> round(sibling_acceptance(p, q, 2, drafting="top"), 12)
     0.3
     """
-    _check_drafting(drafting)
-    pa, qa = _one_position(p, q)
-    return _exact(pa, qa, _check_count(n), drafting, _repair_step(True))[1]
+    return sibling_law_and_acceptance(p, q, n, drafting=drafting, repair=repair)[1]
 
 
 def expected_tree_tokens_per_pass(beta: float, depth: int) -> float:

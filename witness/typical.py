@@ -14,12 +14,14 @@ Cai et al., "Medusa" (2024), section 2.3.1; the defaults are their ``posterior_t
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from witness.siblings import (
     Drafting,
+    Pair,
     SiblingResult,
     SiblingTest,
     Step,
@@ -30,6 +32,7 @@ from witness.siblings import (
     _exact,
     _one_position,
     _row,
+    others_mass,
 )
 
 FloatArray = NDArray[np.float64]
@@ -104,8 +107,59 @@ def _law_and_acceptance(
     _check_drafting(drafting)
     _check_bar(epsilon, delta)
     pa, qa = _one_position(p, q)
-    typical = pa > _threshold(pa, epsilon, delta)
-    return _exact(_greedy(pa), qa, _check_count(n), drafting, _typical_step(typical))
+    return typical_law_and_acceptance_unchecked(
+        pa, qa, _check_count(n), drafting=drafting, bar=_threshold(pa, epsilon, delta)
+    )
+
+
+def typical_law_and_acceptance_unchecked(
+    p: FloatArray, q: FloatArray, n: int, *, drafting: Drafting, bar: float
+) -> tuple[FloatArray, float]:
+    """`typical_law_and_acceptance` for callers whose rows are valid and who know the bar."""
+    typical = p > bar
+    start = _greedy(p)
+    return _exact(start, q, n, drafting, _typical_step(typical), _typical_pair(typical, start))
+
+
+def _typical_pair(typical: NDArray[np.bool_], greedy: FloatArray) -> Pair:
+    """Two ``distinct`` siblings under typical acceptance, in closed form (O(V)).
+
+    Sibling 0 emits q on the typical set T (q-mass t); an untypical x (mass q(x)) leaves q
+    without x, ``q / s(x)``, which emits ``q / s(x)`` on T and falls back to the argmax with
+    the rest, ``1 − t / s(x)``.
+    """
+
+    def pair(q: FloatArray) -> tuple[FloatArray, float]:
+        on_t = np.where(typical, q, 0.0)
+        t = float(on_t.sum())
+        rows = np.flatnonzero(~typical & (q > 0.0))
+        w, s = q[rows], others_mass(q)[rows]
+        reach = float((w / s).sum())  # sum over x of q(x) / s(x): sibling 1's weight on T
+        none = float(w @ np.maximum(1.0 - t / s, 0.0))
+        law: FloatArray = on_t * (1.0 + reach) + none * greedy
+        return law, t * (1.0 + reach)
+
+    return pair
+
+
+def typical_law_and_acceptance(
+    p: ArrayLike,
+    q: ArrayLike,
+    *,
+    epsilon: float = EPSILON,
+    delta: float = DELTA,
+    n: int = 1,
+    drafting: Drafting = "sample",
+) -> tuple[FloatArray, float]:
+    """`typical_distribution` and `typical_acceptance` from one computation.
+
+    Examples
+    --------
+    >>> law, beta = typical_law_and_acceptance([.02, .98], [.5, .5], n=2, drafting="distinct")
+    >>> law.tolist(), beta      # token 1 is drafted first or second: always typical
+    ([0.0, 1.0], 1.0)
+    """
+    return _law_and_acceptance(p, q, epsilon, delta, n, drafting)
 
 
 def typical_distribution(
@@ -183,15 +237,29 @@ def verify_typical(
     """
     pa, qa, x, _, _ = _checked(p, q, drafts, None, u_final, drafting)
     _check_bar(epsilon, delta)
-    bar = _threshold(pa, epsilon, delta)
+    return verify_typical_unchecked(
+        pa, qa, x, drafting=drafting, bar=_threshold(pa, epsilon, delta)
+    )
+
+
+def verify_typical_unchecked(
+    p: FloatArray,
+    q: FloatArray,
+    drafts: Sequence[int] | NDArray[np.intp],
+    *,
+    drafting: Drafting,
+    bar: float,
+) -> SiblingResult:
+    """`verify_typical` for callers whose rows are valid and who know the ``bar``
+    (`typical_threshold(p)`): the served request keeps it on each context's laws."""
     tests: list[SiblingTest] = []
-    for j, token, q_row in _draft_laws(qa, x, drafting):
-        p_x = float(pa[token])
+    for j, token, q_row in _draft_laws(q, drafts, drafting):
+        p_x = float(p[token])
         ok = p_x > bar
         tests.append(
             SiblingTest(j, token, p_x, 1.0 if q_row is None else float(q_row[token]), 0.0, ok)
         )
         if ok:
             return SiblingResult(j, token, tuple(tests))
-    law = _greedy(pa)
-    return SiblingResult(None, int(np.argmax(pa)), tuple(tests), law)
+    law = _greedy(p)
+    return SiblingResult(None, int(np.argmax(p)), tuple(tests), law)

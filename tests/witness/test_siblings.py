@@ -25,11 +25,15 @@ from witness.siblings import (
     DRAFTINGS,
     LAW_BUDGET,
     SiblingResult,
+    _exact,
+    _repair_step,
     _run_siblings,
     draft_siblings,
     expected_tree_tokens_per_pass,
+    others_mass,
     sibling_acceptance,
     sibling_distribution,
+    sibling_law_and_acceptance,
     sibling_law_cost,
     simulate_siblings,
     verify_siblings,
@@ -358,6 +362,83 @@ def test_the_enumeration_does_not_depend_on_its_batches(monkeypatch) -> None:
     for law, repair in zip(whole, (True, False), strict=True):
         got = sibling_distribution(p, q, 3, drafting="distinct", repair=repair)
         assert_allclose(got, law, rtol=0, atol=1e-15)
+
+
+@PROPERTY
+@given(small_pairs(), st.integers(1, 3))
+def test_repair_off_acceptance_matches_the_brute_force(pq, n) -> None:
+    """With repair off a later sibling is tested against p: its own acceptance."""
+    p, q = pq
+    for drafting in DRAFTINGS:
+        law, accepted = _brute_force(p, q, n, drafting, False)
+        got_law, got = sibling_law_and_acceptance(p, q, n, drafting=drafting, repair=False)
+        assert_allclose(got_law, law, rtol=0, atol=1e-12)
+        assert got == pytest.approx(accepted, abs=1e-12)
+        assert sibling_acceptance(p, q, n, drafting=drafting, repair=False) == got
+
+
+def test_repair_off_accepts_differently_past_the_first_sibling() -> None:
+    for drafting in DRAFTINGS:
+        on = sibling_acceptance(P, Q, 2, drafting=drafting)
+        off = sibling_acceptance(P, Q, 2, drafting=drafting, repair=False)
+        assert off != pytest.approx(on, abs=1e-6)
+        one = sibling_acceptance(P, Q, 1, drafting=drafting, repair=False)
+        assert one == sibling_acceptance(P, Q, 1, drafting=drafting)  # no residual yet
+
+
+def _enumerated(p, q, n, repair):
+    return _exact(p, q, n, "distinct", _repair_step(repair))  # no closed form: the reference
+
+
+def _agree(p, q, n, repair) -> None:
+    law, beta = sibling_law_and_acceptance(p, q, n, drafting="distinct", repair=repair)
+    ref_law, ref_beta = _enumerated(p, q, n, repair)
+    assert_allclose(law, ref_law, rtol=0, atol=1e-12)
+    assert beta == pytest.approx(ref_beta, abs=1e-12)
+
+
+@PROPERTY
+@given(pairs(), st.integers(2, 4), st.booleans())
+def test_two_distinct_siblings_closed_form_is_the_enumeration(pq, n, repair) -> None:
+    """Zeros, disjoint supports, q nearly a point mass; n > 2 where q's support is two."""
+    p, q = pq
+    if n > 2 and np.count_nonzero(q) > 2:
+        n = 2  # three or more distinct siblings are enumerated either way
+    _agree(p, q, n, repair)
+
+
+@pytest.mark.parametrize("greedy", [False, True])
+@pytest.mark.parametrize("match", [0.0, 0.3, 0.6, 0.9, 1.0])
+def test_two_distinct_siblings_closed_form_on_the_tiny_pair(match, greedy) -> None:
+    """The served 630-word rows, at the first position and at later contexts."""
+    p, q = first_position(Settings(match=match, greedy=greedy))
+    for repair in (True, False):
+        _agree(p, q, 2, repair)
+    cache = RequestCache()
+    for before, prev in ((3, 17), (40, 41), (100, 7)):
+        law = cache.law(match, greedy, before, prev)
+        _agree(law.p, law.q, 2, True)
+
+
+def test_two_distinct_siblings_never_enumerate(monkeypatch) -> None:
+    p, q = first_position(Settings())
+    before = sibling_law_and_acceptance(p, q, 2, drafting="distinct", repair=False)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("enumerated")
+
+    monkeypatch.setattr(witness.siblings, "_enumerate", refuse)
+    law, beta = sibling_law_and_acceptance(p, q, 2, drafting="distinct", repair=False)
+    assert_array_equal(law, before[0])
+    assert beta == before[1]
+    with pytest.raises(AssertionError, match="enumerated"):
+        sibling_law_and_acceptance(*PAIRS["wide"], 3, drafting="distinct")
+
+
+def test_others_mass_keeps_its_digits() -> None:
+    q = np.array([1.0 - 3e-12, 1e-12, 2e-12])
+    assert_allclose(others_mass(q), [3e-12, 1.0 - 1e-12, 1.0 - 2e-12], rtol=1e-12)
+    assert others_mass(np.array([1.0])).tolist() == [0.0]
 
 
 # ------------------------------------------------------------------------- simulation

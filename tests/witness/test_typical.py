@@ -16,17 +16,22 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from tests.witness.strategies import PROPERTY, distributions
-from witness.evaluation import chi_square_against
+from tests.witness.strategies import PROPERTY, distributions, pairs
+from witness import Settings
+from witness.cache import RequestCache
+from witness.evaluation import chi_square_against, first_position
 from witness.keys import Stream, block_uniforms, sibling_uniforms
-from witness.siblings import DRAFTINGS, SiblingResult, draft_siblings
+from witness.siblings import DRAFTINGS, SiblingResult, _exact, draft_siblings
 from witness.theory import total_variation
 from witness.typical import (
     DELTA,
     EPSILON,
+    _greedy,
+    _typical_step,
     typical_acceptance,
     typical_accepts,
     typical_distribution,
+    typical_law_and_acceptance,
     typical_threshold,
     verify_typical,
 )
@@ -218,3 +223,33 @@ def test_sampled_tokens_follow_the_typical_law_not_p(drafting) -> None:
     assert chi_square_against(counts, law).p_value > LEVEL
     # Teeth: the same counts against p, which typical acceptance does not keep.
     assert chi_square_against(counts, p).p_value < LEVEL
+
+
+# ----------------------------------------------------- two distinct siblings, closed form
+
+
+def _agree(p, q, n, epsilon=EPSILON, delta=DELTA) -> None:
+    law, beta = typical_law_and_acceptance(
+        p, q, epsilon=epsilon, delta=delta, n=n, drafting="distinct"
+    )
+    typical = p > typical_threshold(p, epsilon=epsilon, delta=delta)
+    ref_law, ref_beta = _exact(_greedy(p), q, n, "distinct", _typical_step(typical))
+    assert_allclose(law, ref_law, rtol=0, atol=1e-12)
+    assert beta == pytest.approx(ref_beta, abs=1e-12)
+
+
+@PROPERTY
+@given(pairs(), st.integers(2, 4), st.sampled_from([(EPSILON, DELTA), (0.3, 1.0), (1.0, 0.0)]))
+def test_two_distinct_siblings_closed_form_is_the_enumeration(pq, n, bar) -> None:
+    p, q = pq
+    if n > 2 and np.count_nonzero(q) > 2:
+        n = 2
+    _agree(p, q, n, *bar)
+
+
+@pytest.mark.parametrize("match", [0.0, 0.6, 1.0])
+def test_two_distinct_siblings_closed_form_on_the_tiny_pair(match) -> None:
+    p, q = first_position(Settings(match=match))
+    _agree(p, q, 2)
+    law = RequestCache().law(match, False, 40, 41)
+    _agree(law.p, law.q, 2)
