@@ -600,7 +600,7 @@ def _tree_rows(
                     ("accepted", "accepted") if sib.accepted else ("rejected", "rejected")
                 )
                 p = fmt.prob(sib.p)
-                test = sibling_test(sib, lv.threshold)[0]
+                test = sibling_test(sib, lv.threshold)[1]
             elif step is None and (
                 at_end or (done is not None and sub is not None and sub >= done)
             ):

@@ -136,9 +136,12 @@ def test_rows_follow_the_walk(mode: str) -> None:
         if sub == count - 1:
             assert st.ending is not None
             flat = [sib for lv in block.levels for sib in lv.siblings]
-            for row, sib in zip(st.tree_rows, flat, strict=True):
+            levels = [lv for lv in block.levels for _ in lv.siblings]
+            for row, sib, lv in zip(st.tree_rows, flat, levels, strict=True):
                 if sib.accepted is None:
                     assert row.outcome == "never tested"
+                else:  # the trace's numbers, in the table's short form
+                    assert row.test == sibling_test(sib, lv.threshold)[1]
         if sub < 2:
             assert all(r.outcome == "waiting" for r in st.tree_rows)
 
