@@ -12,6 +12,7 @@ from app.views.tree_chart import (
     below_phrase,
     copied_words,
     ending_sentence,
+    first_at_each,
     method_name,
     sibling_test,
 )
@@ -320,7 +321,7 @@ def tree_intro(block: BlockTrace, s: Settings, count: int) -> str:
     if not s.verify:
         return (
             f"Block {n} in {count} sub-steps: the draft drafts, no target pass checks it, "
-            "and the first sibling at every depth is emitted."
+            f"and {first_at_each(block)} at every depth is emitted."
         )
     how = "p(x) against the bar" if s.acceptance == "typical" else "u against p′/q′"
     if s.acceptance == "typical":
@@ -339,8 +340,8 @@ def tree_intro(block: BlockTrace, s: Settings, count: int) -> str:
 def tree_unchecked_sentence(block: BlockTrace) -> str:
     k = len(block.levels)
     return (
-        f"The first sibling at each of the {n_of(k, 'depth')} is emitted as drafted, for no "
-        f"target pass: the output follows q, not p{_cut(block)}."
+        f"{first_at_each(block).capitalize()} at each of the {n_of(k, 'depth')} is emitted "
+        f"as drafted, for no target pass: the output follows the draft, not p{_cut(block)}."
     )
 
 

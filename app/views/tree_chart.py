@@ -400,8 +400,8 @@ def ending_sentence(block: BlockTrace, s: Settings) -> str:
     if kind == "unchecked":
         emitted = " ".join(f"'{w}'" for w in block.emitted_words)
         return (
-            f"Verify is off: no target pass ran, and the first sibling at every depth was "
-            f"emitted as drafted ({emitted}); the output follows the draft, not p."
+            f"Verify is off: no target pass ran, and {first_at_each(block)} at every depth "
+            f"was emitted as drafted ({emitted}); the output follows the draft, not p."
         )
     if kind == "bonus":
         return (
@@ -428,6 +428,13 @@ def ending_sentence(block: BlockTrace, s: Settings) -> str:
         f"{failed} at depth {depth} was rejected: '{final}' was drawn from the last "
         f"residual p′ ({top}), which keeps the output exactly p."
     )
+
+
+def first_at_each(block: BlockTrace) -> str:
+    """What verify off emits at each depth: the first sibling, the drafted or copied token."""
+    if any(len(lv.siblings) > 1 for lv in block.levels):
+        return "the first sibling"
+    return "the copied token" if block.lookup is not None else "the drafted token"
 
 
 def failed_words(block: BlockTrace, s: Settings) -> str:
