@@ -352,10 +352,16 @@ def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Fi
         Figure(
             "Speedup by the formula",
             fmt.speedup(formula),
-            f"at the station's α = {ens.alpha:.3f} (here the chance that a level stands, mean "
+            f"at the station's α = {ens.alpha:.3f} (here the chance that "
+            f"{'a copied token' if s.draft_source == 'lookup' else 'a level'} stands, mean "
             f"over every depth {est.n} requests reach; this request's own "
             f"{t.mean_alpha:.3f}), c = {c:.2f}"
-            + (" (a copied draft costs nothing)" if s.draft_source == "lookup" else ""),
+            + (
+                " (a copied draft costs nothing; the formula assumes k copied words at every "
+                "block, and lookup copies only where the last words were seen before)"
+                if s.draft_source == "lookup"
+                else ""
+            ),
         ),
         Figure(
             "Time at TPOT",
@@ -483,7 +489,8 @@ def beside_chain(
     c_method, c_chain = draft_cost(s), s.draft_cost
     mine, twin = ens.speedup(c_method), chain.speedup(c_chain)
     n = len(ens.seeds)
-    name = "Prompt lookup" if lookup else ("Typical acceptance" if w == 1 else "The tree")
+    typical = s.acceptance == "typical"
+    name = "Prompt lookup" if lookup else ("Typical acceptance" if typical else "The tree")
     drafted = f"up to {k}, copied" if lookup else f"{tree_nodes(w, k)}"
     scored = f"up to {k + 1}" if lookup else f"{1 + tree_nodes(w, k)}"
     rows = (
@@ -504,7 +511,8 @@ def beside_chain(
             "Tokens the target scores per pass",
             scored,
             f"{k + 1}",
-            "a full block: every drafted node and the last word before them (this request's "
+            f"a full block: every {'copied token' if lookup else 'drafted node'} and the last "
+            "word before them (this request's "
             + (
                 f"mean {trace.totals.scored_per_pass:.1f})"
                 if trace.totals.scored_per_pass is not None
@@ -521,7 +529,9 @@ def beside_chain(
             "Draft passes per request",
             f"{_mean(ens.draft_passes):.1f}",
             f"{_mean(chain.draft_passes):.1f}",
-            f"mean over the {n} requests: fewer blocks, fewer passes",
+            "none: a copy needs no draft model"
+            if lookup
+            else f"mean over the {n} requests: fewer blocks, fewer passes",
         ),
         CompareRow(
             "Drafted tokens per full block",
@@ -556,10 +566,10 @@ def beside_chain(
             f"Over the same {n} seeded requests, {name.lower()} is {cmp.change} than the chain "
             f"({interval})."
         )
+    like = "plain decoding's, which scores 1" if lookup else f"one that scores {k + 1}"
     notes = [
         "The cost model counts passes: decode is memory-bound, so a target pass that scores "
-        f"{scored.removeprefix('up to ')} tokens is priced like one that scores {k + 1}, an "
-        "assumption a later station revisits.",
+        f"{scored} tokens is priced like {like}, an assumption a later station revisits.",
     ]
     if lookup:
         notes.append(
