@@ -193,6 +193,12 @@ def depth_text(width: int) -> str:
 
 def _notes(s: Settings) -> tuple[str, ...]:
     notes = []
+    if s.tokens - 1 < s.k:  # a block drafts no further than the request goes (room − 1)
+        most = s.tokens - 1
+        notes.append(
+            f"This request is {s.tokens} token{'s' if s.tokens != 1 else ''} long, too short "
+            f"for a full block: a block drafts at most {most} level{'s' if most != 1 else ''}."
+        )
     if s.tree_width == 1 and s.drafting != "sample" and is_chain(s):
         notes.append(
             f"With one sibling and exact acceptance this is the chain: {s.drafting} drafting "

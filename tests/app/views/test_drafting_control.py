@@ -267,3 +267,16 @@ def test_the_form_round_trips_through_the_url(client: TestClient, changes: dict[
     for name in DRAFTING[1:]:
         (checked,) = [r for r in find(again, type="radio", name=name) if "checked" in r.attrs]
         assert checked.attrs["value"] == getattr(expected, name)
+
+
+@pytest.mark.parametrize("tokens", [1, 2, 4])
+def test_a_request_too_short_for_a_full_block_says_so(tokens: int) -> None:
+    from tests.app.view_models import trace_of
+
+    s = Settings(tokens=tokens, k=4)
+    d = drafting_view(s, ())
+    assert any("too short for a full block" in n for n in d.notes)
+    deepest = max((b.depth for b in trace_of(s).blocks), default=0)
+    assert deepest <= tokens - 1
+    assert f"at most {tokens - 1} level" in " ".join(d.notes)
+    assert not any("too short" in n for n in drafting_view(Settings(tokens=5, k=4), ()).notes)
