@@ -39,9 +39,16 @@ def check(case: schemathesis.Case) -> None:
     response = case.call()
     assert response.status_code < 500, f"{case.path} {case.query} -> {response.status_code}"
     if response.status_code == 422:
-        for err in response.json()["detail"]:
+        errors = response.json()["detail"]
+        for err in errors:
             assert err["loc"][0] == "query", err
             assert err["msg"], err
+        # Values valid alone but not together (a tree too wide for its k, prompt lookup with
+        # a tree): OpenAPI cannot state a rule across query parameters, so schemathesis
+        # calls these schema-valid; the 422 names the field and why, and that is the answer.
+        if all(err["type"] == "settings_combination" for err in errors):
+            assert all(err["loc"][1] in Settings.model_fields for err in errors)
+            return
     # Every check schemathesis 4 enables by default: status code, content type, headers and
     # `response_schema_conformance` (the body against its documented schema; the twins below
     # show it runs).
