@@ -12,26 +12,9 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from app.state.presets import BY_ID
-from tests.browser.helpers import ROOT, BrowserMonitor, axe, is_evidence
+from tests.browser.helpers import BrowserMonitor, axe, is_evidence
 
 SKIPPED = "/station?pred=skip"
-# templates/base.html links static/css/tree.css, which another change adds; until it lands
-# its answer here is an empty stylesheet (a missing one is a 404 chromium logs as an error).
-TREE_CSS_MISSING = not (ROOT / "static" / "css" / "tree.css").exists()
-
-
-def stub_tree_css(context: BrowserContext) -> None:
-    if TREE_CSS_MISSING:
-        context.route(
-            "**/static/css/tree.css",
-            lambda route: route.fulfill(status=200, content_type="text/css", body=""),
-        )
-
-
-@pytest.fixture(autouse=True)
-def _tree_css(request: pytest.FixtureRequest) -> None:
-    if "page" in request.fixturenames:
-        stub_tree_css(request.getfixturevalue("page").context)
 
 
 def query(page: Page) -> dict[str, str]:
@@ -118,9 +101,7 @@ def test_each_drafting_preset_loads_with_its_hint(page: Page, preset: str, url: 
 def test_without_javascript_the_form_submits_the_drafting_settings(
     new_context: Callable[..., BrowserContext], monitor: BrowserMonitor
 ) -> None:
-    context = new_context(java_script_enabled=False)
-    stub_tree_css(context)
-    page = context.new_page()
+    page = new_context(java_script_enabled=False).new_page()
     page.goto("/station")
     page.get_by_test_id("drafting-toggle").click()
     page.locator("#in-tree_width").focus()
