@@ -96,6 +96,7 @@ class EndingBox:
     kind: str  # repair, resample, bonus, unused, argmax, unchecked
     mark: str
     text: str  # the box's line
+    detail: str  # its second line: the law the token was drawn from ("" when none)
     sentence: str  # the same in full, for the caption and the list
     x: float
     y: float
@@ -459,10 +460,18 @@ def _ending(block: BlockTrace, s: Settings, depth: int, box_w: float) -> EndingB
         "argmax": f"A '{final}': the target's argmax, not a draw",
         "unchecked": "? emitted unchecked: no target pass",
     }[kind]
+    law = block.levels[-1].law_top[:4] if kind in ("repair", "resample") else ()
+    named = "the last residual p′" if kind == "repair" else "p (repair off)"
+    detail = (
+        _fit(f"{named}: " + ", ".join(f"'{w}' {exact(x, 3)}" for w, x in law), WIDTH - GUTTER)
+        if law
+        else ""
+    )
     return EndingBox(
         kind=kind,
         mark=ENDING_MARK[kind],
         text=text,
+        detail=detail,
         sentence=ending_sentence(block, s),
         x=GUTTER,
         y=round(TOP + depth * ROW, 2),

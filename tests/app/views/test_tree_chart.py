@@ -153,6 +153,7 @@ def test_the_ending_is_said_as_the_mode_makes_it(mode: str) -> None:
                 chart.ending.sentence
             )
             assert "residual" not in chart.ending.sentence
+            assert chart.ending.detail == ""
         elif not s.repair:
             assert kind == "resample"
             assert "drawn from p itself" in chart.ending.sentence
@@ -161,6 +162,7 @@ def test_the_ending_is_said_as_the_mode_makes_it(mode: str) -> None:
             assert "last residual" in chart.ending.sentence
             top = block.levels[-1].law_top
             assert top and f"'{top[0][0]}'" in chart.ending.sentence
+            assert chart.ending.detail.startswith(f"the last residual p′: '{top[0][0]}'")
         assert chart.ending.sentence in chart.summary
 
 
