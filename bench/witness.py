@@ -12,19 +12,38 @@
    block) of the same rule and seed: the counts must be identical (else MISMATCH, exit 1), and
    the loop's time per block over the vectorised one's is the speed ratio. Budget: >= 100x.
 
+3. The chain's default path against the code from before token trees (commit b668a52,
+   loaded into this process as the package ``witness_before`` from `git archive`): the same
+   200 slider changes served by both, fresh caches, alternating; the texts must be identical
+   (else MISMATCH, exit 1). Budget: today / before <= 1.05.
+4. What a slider change to a new method costs: ``serve_request`` + the quick check
+   (`first_token_check` of the state's method, 10 000 blocks) and the 32-request ensemble
+   (`serve_ensemble`, `serve_path` per request) for trees of width 2/3/4 and each drafting,
+   typical acceptance and prompt lookup, with a fresh cache (a match never seen) and a warm
+   one (the state's laws already kept), as ratios to the chain's at the same k.
+
 Medians and ratios from one run only; nothing here is asserted in pytest.
 Run from the repo root: `.venv/bin/python bench/witness.py` (or `make bench`).
 """
 
 from __future__ import annotations
 
+import atexit
+import importlib
+import io
 import os
 import platform
+import re
+import shutil
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -36,8 +55,10 @@ from app.state.query import parse_state  # noqa: E402
 from app.views.station import live_view  # noqa: E402
 from witness import RequestCache, Settings, serve_request  # noqa: E402
 from witness.cache import UniformGrids  # noqa: E402
+from witness.ensemble import serve_ensemble  # noqa: E402
 from witness.evaluation import first_position, first_token_check  # noqa: E402
 from witness.modes import mode_of  # noqa: E402
+from witness.settings import DISTINCT_WIDTH_MAX, max_depth  # noqa: E402
 from witness.simulate import Simulation, simulate_blocks, simulate_blocks_loop  # noqa: E402
 
 Arr = np.ndarray
@@ -81,6 +102,22 @@ def clear_caches() -> None:
     witness = Witness(cache)
 
 
+def quick_check(s: Settings, c: RequestCache) -> object:
+    """What `Witness.quick_check` runs, on its reduced key (the method's fields kept)."""
+    key = Settings(
+        match=s.match,
+        k=s.k,
+        seed=s.seed,
+        greedy=s.greedy,
+        prompt=s.prompt,
+        tree_width=s.tree_width,
+        drafting=s.drafting,
+        acceptance=s.acceptance,
+        draft_source=s.draft_source,
+    )
+    return first_token_check(key, mode_of(s.verify, s.repair), QUICK_BLOCKS, cache=c)
+
+
 def timed(fn: Callable[[int], object], n: int) -> list[float]:
     """Milliseconds per call, call i given i."""
     out = []
@@ -102,14 +139,14 @@ def bench_slider() -> bool:
     if any(st.problems or st.prediction is None for st in states):
         raise SystemExit("bench/witness.py: the slider states no longer parse cleanly")
 
-    def check(s: Settings) -> object:  # what `quick_check` runs, on its reduced key
-        key = Settings(match=s.match, k=s.k, seed=s.seed, greedy=s.greedy, prompt=s.prompt)
-        return first_token_check(key, mode_of(s.verify, s.repair), QUICK_BLOCKS, cache=cache)
+    def check(s: Settings) -> object:
+        return quick_check(s, cache)
 
     def one_change(i: int) -> list[float]:
         """The parts, then the page's call uncached, then the same call again (cached)."""
         clear_caches()
         parts = [lambda: serve_request(settings[i], cache=cache), lambda: check(settings[i])]
+
         # What the evidence fragment builds (the sweep follows in a request of its own).
         def view() -> object:
             return live_view(states[i], app, witness)
@@ -194,6 +231,179 @@ def bench_simulation() -> bool:
     return all_same
 
 
+BEFORE_COMMIT = "b668a52"  # the last commit before token trees, typical acceptance, lookup
+CHAIN_BUDGET = 1.05
+
+
+def load_before() -> Any | None:
+    """The pre-issue witness as the package ``witness_before``, or None without git."""
+    root = Path(__file__).resolve().parent.parent
+    target = Path(tempfile.mkdtemp(prefix="witness_before_"))
+    try:
+        archive = subprocess.run(
+            ["git", "archive", BEFORE_COMMIT, "witness", "seeds/corpus.txt"],
+            cwd=root,
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(target, filter="data")
+    package = target / "witness_before"
+    (target / "witness").rename(package)
+    for source in package.rglob("*.py"):
+        text = source.read_text()
+        text = re.sub(r"\b(from|import) witness\b", r"\1 witness_before", text)
+        source.write_text(text)
+    sys.path.insert(0, str(target))
+    atexit.register(shutil.rmtree, target, ignore_errors=True)
+    return importlib.import_module("witness_before")
+
+
+def bench_chain_before() -> bool:
+    """Section 3: today's chain path against the pre-issue code, same changes, same process."""
+    before = load_before()
+    print(f"\n3. The chain's default path against the code before token trees ({BEFORE_COMMIT})")
+    if before is None:
+        print("   skipped: git archive is not available here")
+        return True
+    old_settings = before.settings.Settings
+    changes = [slider_settings(i) for i in range(ITERATIONS)]
+    olds = [old_settings(match=s.match, k=s.k) for s in changes]
+    grids_old = before.cache.UniformGrids()
+    same = all(
+        serve_request(s, cache=RequestCache(grids=GRIDS)).text
+        == before.serve_request(o, cache=before.RequestCache(grids=grids_old)).text
+        for s, o in zip(changes[:40], olds[:40], strict=True)
+    )
+    now_ms: list[float] = []
+    old_ms: list[float] = []
+    for rep in range(2):  # warm-up round, then the measured one, order alternating
+        now_ms.clear()
+        old_ms.clear()
+        for i, (s, o) in enumerate(zip(changes, olds, strict=True)):
+            pair = [
+                (now_ms, lambda s=s: serve_request(s, cache=RequestCache(grids=GRIDS))),
+                (
+                    old_ms,
+                    lambda o=o: before.serve_request(o, cache=before.RequestCache(grids=grids_old)),
+                ),
+            ]
+            for out, fn in pair if (i + rep) % 2 == 0 else pair[::-1]:
+                t0 = time.perf_counter()
+                fn()
+                out.append((time.perf_counter() - t0) * 1e3)
+    med_now, med_old = statistics.median(now_ms), statistics.median(old_ms)
+    ratio = med_now / med_old
+    print(f"   {'serve_request, fresh cache':<40} {'median ms':>10} {'p90 ms':>8}")
+    print(f"   {'  today':<40} {med_now:>10.3f} {p90(now_ms):>8.3f}")
+    print(f"   {'  before (reference)':<40} {med_old:>10.3f} {p90(old_ms):>8.3f}")
+    verdict = "same text" if same else "MISMATCH"
+    ok = "ok" if ratio <= CHAIN_BUDGET else "OVER BUDGET"
+    print(
+        f"   today / before: {ratio:.3f} (budget <= {CHAIN_BUDGET}): {ok}; {verdict} (40 changes)"
+    )
+    return same
+
+
+def method_states() -> list[tuple[str, Settings]]:
+    """A slider change to each method; k is the default where the width allows it."""
+    out = [("chain", Settings())]
+    for width in (2, 3, 4):
+        for drafting in ("sample", "distinct", "top"):
+            if drafting == "distinct" and width > DISTINCT_WIDTH_MAX:
+                continue
+            k = min(Settings().k, max_depth(width))
+            out.append(
+                (f"tree {width} {drafting}", Settings(tree_width=width, drafting=drafting, k=k))
+            )
+    out.append(("typical 1", Settings(acceptance="typical")))
+    out.append(
+        ("typical 2 distinct", Settings(acceptance="typical", tree_width=2, drafting="distinct"))
+    )
+    out.append(("lookup", Settings(draft_source="lookup")))
+    out.append(("lookup, repeats", Settings(draft_source="lookup", prompt=REPEATS)))
+    return out
+
+
+REPEATS = "the model the model the model the"
+METHOD_CHANGES = 8  # new matches per state (each a fresh cache), after one warm-up
+
+
+def bench_methods() -> None:
+    """Section 4: ms per new state of each method, fresh and warm cache, against the chain."""
+    states = method_states()
+
+    def change(s: Settings, i: int) -> Settings:
+        return s.model_copy(update={"match": round(0.50 + 0.01 * (i % 21), 2)})
+
+    def request(s: Settings, c: RequestCache) -> None:
+        serve_request(s, cache=c)
+        quick_check(s, c)
+
+    rows = []
+    for name, base in states:
+        fresh, warm, ens_fresh, ens_warm = [], [], [], []
+        for i in range(METHOD_CHANGES + 1):  # one warm-up change
+            s = change(base, i)
+            c = RequestCache(grids=GRIDS)
+            t0 = time.perf_counter()
+            request(s, c)
+            t1 = time.perf_counter()
+            request(s, c)
+            t2 = time.perf_counter()
+            e = RequestCache(grids=GRIDS)
+            serve_ensemble(s, cache=e)
+            t3 = time.perf_counter()
+            serve_ensemble(s, cache=e)
+            t4 = time.perf_counter()
+            if i >= 1:
+                fresh.append((t1 - t0) * 1e3)
+                warm.append((t2 - t1) * 1e3)
+                ens_fresh.append((t3 - t2) * 1e3)
+                ens_warm.append((t4 - t3) * 1e3)
+        rows.append(
+            (name, base.k, *(statistics.median(x) for x in (fresh, warm, ens_fresh, ens_warm)))
+        )
+    chain = {k: r for r in rows if r[0] == "chain" for k in (r[1],)}
+    for k in sorted({r[1] for r in rows} - set(chain)):  # the chain at each tree's k
+        s = Settings(k=k)
+        fresh, warm, ens_fresh, ens_warm = [], [], [], []
+        for i in range(METHOD_CHANGES):
+            c = RequestCache(grids=GRIDS)
+            t0 = time.perf_counter()
+            request(change(s, i), c)
+            t1 = time.perf_counter()
+            request(change(s, i), c)
+            t2 = time.perf_counter()
+            e = RequestCache(grids=GRIDS)
+            serve_ensemble(change(s, i), cache=e)
+            t3 = time.perf_counter()
+            serve_ensemble(change(s, i), cache=e)
+            t4 = time.perf_counter()
+            fresh.append((t1 - t0) * 1e3)
+            warm.append((t2 - t1) * 1e3)
+            ens_fresh.append((t3 - t2) * 1e3)
+            ens_warm.append((t4 - t3) * 1e3)
+        chain[k] = ("chain", k, *(statistics.median(x) for x in (fresh, warm, ens_fresh, ens_warm)))
+    print(
+        f"\n4. A new state per method ({METHOD_CHANGES} new matches each; request + quick check,"
+        " and the 32-request ensemble)"
+    )
+    print(
+        f"   {'state':<20} {'k':>2} {'fresh ms':>9} {'x chain':>8} {'warm ms':>8} {'x chain':>8}"
+        f" {'ens fresh':>10} {'x chain':>8} {'ens warm':>9} {'x chain':>8}"
+    )
+    for name, k, f, w, ef, ew in rows:
+        ref = chain[k]
+        print(
+            f"   {name:<20} {k:>2} {f:>9.2f} {f / ref[2]:>8.2f} {w:>8.2f} {w / ref[3]:>8.2f}"
+            f" {ef:>10.1f} {ef / ref[4]:>8.2f} {ew:>9.1f} {ew / ref[5]:>8.2f}"
+        )
+    print("   x chain: against the chain at the same k, measured in this run")
+
+
 def main() -> int:
     cpus = os.cpu_count()
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cpus
@@ -207,6 +417,10 @@ def main() -> int:
     if not bench_simulation():
         print("MISMATCH: the vectorised and looped simulations disagree for the same seed")
         return 1
+    if not bench_chain_before():
+        print("MISMATCH: the chain's text differs from the code before token trees")
+        return 1
+    bench_methods()
     return 0
 
 

@@ -694,6 +694,9 @@ def _distinct(
     hit = np.asarray(u[:, 0] * q[x0] < p[x0], dtype=np.bool_)
     token = x0.astype(np.intp)
     first_law = residual_unchecked(p, q) if repair else p
+    if width == 2:
+        _distinct_second(q, x0, first_law, u_draft, u, u_final, repair, renormalise, token, hit)
+        return token, hit
     batch = max(1, _BATCH // p.shape[0])
     rejected = np.flatnonzero(~hit)
     for s in range(0, rejected.size, batch):
@@ -725,6 +728,62 @@ def _distinct(
         if live.size:
             token[rows[live]] = _sample_rows(law[live], u_final[rows[live]])
     return token, hit
+
+
+def _distinct_second(
+    q: FloatArray,
+    x0: IntArray,
+    first_law: FloatArray,
+    u_draft: FloatArray,
+    u: FloatArray,
+    u_final: FloatArray,
+    repair: bool,
+    renormalise: bool,
+    token: IntArray,
+    hit: NDArray[np.bool_],
+) -> None:
+    """``distinct`` with two siblings, in place: every block that rejected the same x0 meets
+    the same q without x0, the same p′ and so the same last residual, so the laws are one
+    row per rejected token (not per block), and each token's blocks are drawn from them with
+    one search each, with the plain loop's arithmetic."""
+    rejected = np.flatnonzero(~hit)
+    if not rejected.size:
+        return
+    order = rejected[np.argsort(x0[rejected], kind="stable")]
+    firsts, starts = np.unique(x0[order], return_index=True)
+    groups = np.arange(firsts.size)
+    remaining = np.tile(q, (firsts.size, 1))
+    remaining[groups, firsts] = 0.0
+    mass = remaining.sum(axis=1)
+    live = mass > 0.0  # else q's support is used up: no second sibling
+    safe = np.where(live, mass, 1.0)[:, None]
+    q_rows = remaining / safe if renormalise else np.broadcast_to(q, remaining.shape)
+    lasts = (
+        residual_unchecked(np.broadcast_to(first_law, q_rows.shape), q_rows)
+        if repair
+        else np.broadcast_to(first_law, q_rows.shape)
+    )
+    draft_cdf, last_cdf = remaining.cumsum(axis=1), lasts.cumsum(axis=1)
+    vocab = q.shape[0]
+    tail = vocab - 1 - np.argmax(remaining[:, ::-1] > 0.0, axis=1)  # last token q still has
+    last_tail = vocab - 1 - np.argmax(lasts[:, ::-1] > 0.0, axis=1)
+    first_tail = int(np.flatnonzero(first_law)[-1])
+    for g, rows in zip(groups, np.split(order, starts[1:]), strict=True):
+        if not live[g]:
+            cdf = first_law.cumsum()
+            drawn = cdf.searchsorted(u_final[rows] * cdf[-1], side="right")
+            token[rows] = np.minimum(drawn, first_tail)
+            continue
+        cdf = draft_cdf[g]
+        y = np.minimum(cdf.searchsorted(u_draft[rows, 1] * cdf[-1], side="right"), tail[g])
+        ok = u[rows, 1] * q_rows[g, y] < first_law[y]
+        token[rows[ok]] = y[ok]
+        hit[rows[ok]] = True
+        no = rows[~ok]
+        if no.size:
+            cdf = last_cdf[g]
+            drawn = cdf.searchsorted(u_final[no] * cdf[-1], side="right")
+            token[no] = np.minimum(drawn, last_tail[g])
 
 
 def _sibling_grid(
