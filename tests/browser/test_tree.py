@@ -60,7 +60,10 @@ def test_the_walk_is_drawn_with_its_table_and_is_axe_clean(page: Page) -> None:
 @pytest.mark.parametrize("width", [1024, 390])
 def test_tree_pages_fit_without_a_sideways_scroll(page: Page, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 768 if width > 500 else 844})
-    for query in (TREE, f"{SKIP}&tree_width=4&k=2&base=0.6,2,0.1,1,1,0", TYPICAL):
+    queries = [TREE, f"{SKIP}&tree_width=4&k=2&base=0.6,2,0.1,1,1,0", TYPICAL]
+    if width > 500:  # the projector view is for the projector
+        queries.append(f"{TREE}&view=projector")
+    for query in queries:
         page.goto(f"/station?{query}&sub=3")
         expect(page.get_by_test_id("tree-figure")).to_be_visible()
         expect(page.get_by_test_id("st-stage")).to_be_visible()
