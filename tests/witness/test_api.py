@@ -47,6 +47,14 @@ def test_public_names_are_the_specified_ones() -> None:
         "Simulation",
         "RequestTrace",
         "RequestCache",
+        # issue 11: trees, typical acceptance (names fixed by the issue)
+        "SiblingResult",
+        "sibling_acceptance",
+        "sibling_distribution",
+        "verify_siblings",
+        "simulate_siblings",
+        "typical_distribution",
+        "expected_tree_tokens_per_pass",
     }
     assert all(hasattr(witness, name) for name in witness.__all__)
 

@@ -88,7 +88,15 @@ def test_eval_view(capsys) -> None:
     p, q = first_position(Settings())
     assert f"alpha at the first position {acceptance_rate(p, q):.3f}; 20000 blocks" in out
     verdicts = dict(re.findall(r"^(\w+) .*-> (keeps p|FAILS p)$", out, re.M))
-    assert verdicts == {"lossless": "keeps p", "no_repair": "FAILS p", "no_verify": "FAILS p"}
+    assert verdicts == {
+        "lossless": "keeps p",
+        "no_repair": "FAILS p",
+        "no_verify": "FAILS p",
+        # the methods beside the chain, by their exact law (prompt lookup's line has a note)
+        "tree": "keeps p",
+        "typical": "FAILS p",
+    }
+    assert re.search(r"^prompt lookup: .*-> keeps p", out, re.M)
 
 
 def test_bad_option_exits_2_naming_the_range(capsys) -> None:
