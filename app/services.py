@@ -75,7 +75,7 @@ class Witness:
     def compare(self, before: Settings, after: Settings) -> Comparison:
         """Is ``after`` faster than ``before``, over the same seeded requests?"""
         return compare(
-            self.ensemble(before), before.draft_cost, self.ensemble(after), after.draft_cost
+            self.ensemble(before), draft_cost(before), self.ensemble(after), draft_cost(after)
         )
 
     def sweep(self, settings: Settings) -> KSweep:
