@@ -47,6 +47,7 @@ class Sparkline:
     right: float
     bottom: float
     summary: str
+    k_max: int  # the right end of the k axis: the deepest k the tree's width allows
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +138,7 @@ def _spark(ens: Ensemble, s: Settings, mean: float) -> Sparkline:
         left=left,
         right=right,
         bottom=bottom,
+        k_max=k_max,
         summary=(
             f"The formula's speedup against k at α = {ens.alpha:.3f} and c = "
             f"{c:.2f}, from {fmt.speedup(values[0])} at k = 1 to "
