@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache, partial
 
-from witness.keys import Stream, block_uniforms
+from witness.keys import Stream, block_uniforms, sibling_uniforms
 from witness.laws import FloatArray, Law, law_at, target_at
 from witness.lm import tiny_models
 
@@ -32,6 +32,7 @@ GRID_CACHE = 8
 # of seeded requests needs three per seed, so they are kept apart and many more of them.
 SMALL_GRID = 256 * 16
 SMALL_GRID_CACHE = 512
+SIBLING_GRID_CACHE = 128
 
 
 class UniformGrids:
@@ -46,17 +47,25 @@ class UniformGrids:
         # the bookkeeping is never corrupted. Bound per instance, so it dies with its owner.
         self._grid = lru_cache(maxsize=maxsize)(block_uniforms)
         self._small = lru_cache(maxsize=small)(block_uniforms)
+        # A tree's [tokens, k, width] sibling grids (at most 256 x 16 x 4 floats, 128 kB):
+        # an ensemble asks for one pair per seed, a slider move for the same pairs again.
+        self.siblings = lru_cache(maxsize=SIBLING_GRID_CACHE)(sibling_uniforms)
 
     def __call__(self, seed: int, n: int, k: int, stream: Stream) -> FloatArray:
         grid = self._small if n * k <= SMALL_GRID else self._grid
         return grid(seed, n, k, stream)
 
     def __len__(self) -> int:
-        return self._grid.cache_info().currsize + self._small.cache_info().currsize
+        return (
+            self._grid.cache_info().currsize
+            + self._small.cache_info().currsize
+            + self.siblings.cache_info().currsize
+        )
 
     def clear(self) -> None:
         self._grid.cache_clear()
         self._small.cache_clear()
+        self.siblings.cache_clear()
 
 
 class RequestCache:

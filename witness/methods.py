@@ -59,12 +59,12 @@ class SiblingGrids:
     accept: FloatArray
 
     @classmethod
-    def of(cls, s: Settings) -> SiblingGrids:
+    def of(cls, s: Settings, cache: RequestCache | None = None) -> SiblingGrids:
+        """The grids for ``s``, kept by ``cache`` when one is given (they depend on the
+        seed, the length, k and the width alone)."""
+        grid = sibling_uniforms if cache is None else cache.grids.siblings
         n, k, w = s.tokens, s.k, s.tree_width
-        return cls(
-            sibling_uniforms(s.seed, n, k, w, Stream.DRAFT),
-            sibling_uniforms(s.seed, n, k, w, Stream.ACCEPT),
-        )
+        return cls(grid(s.seed, n, k, w, Stream.DRAFT), grid(s.seed, n, k, w, Stream.ACCEPT))
 
 
 @dataclass(frozen=True, slots=True)

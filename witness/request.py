@@ -60,10 +60,9 @@ def serve_request(settings: Settings, *, cache: RequestCache | None = None) -> R
     prompt_ids, skipped = models.encode(settings.prompt)
     out: list[int] = []
     blocks: list[BlockTrace] = []
-    seen: list[Law] = []  # every drafted position's laws, for the exact check
     tvs: list[float] = []  # the exact TV of the emitted law from p at each of them
     draws = _draws(cache, settings)
-    grids = None if is_chain(settings) else SiblingGrids.of(settings)
+    grids = None if is_chain(settings) else SiblingGrids.of(settings, cache)
     mode = mode_of(settings.verify, settings.repair)
     while len(out) < settings.tokens:
         drafts = _drafts(settings, len(out))
@@ -78,13 +77,11 @@ def serve_request(settings: Settings, *, cache: RequestCache | None = None) -> R
                 models, cache, settings, grids, float(draws.final[b]), b, prompt_ids + out, drafts
             )
             trace = _method_trace(models, settings, b, prompt_ids + out, out, block, draws)
-            laws = [level.law for level in block.levels]
             tvs.extend(
                 level_tv(settings, level.law, x)
                 for level, x in zip(block.levels, _copied(block), strict=True)
             )
         blocks.append(trace)
-        seen.extend(laws)
         out.extend(trace.result.emitted[: len(trace.emitted_words)])
     alphas = [d.alpha for b in blocks for d in b.drafts]
     return RequestTrace(
@@ -137,7 +134,7 @@ def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> Serv
     out: list[int] = []
     alphas: list[float] = []
     draws = _draws(cache, settings)
-    grids = None if is_chain(settings) else SiblingGrids.of(settings)
+    grids = None if is_chain(settings) else SiblingGrids.of(settings, cache)
     blocks = draft_passes = target_passes = 0  # target passes: counted when verify is off
     while len(out) < settings.tokens:
         drafts = _drafts(settings, len(out))

@@ -42,6 +42,8 @@ def tree_nodes(width: int, depth: int) -> int:
     >>> tree_nodes(1, 4), tree_nodes(2, 5), tree_nodes(4, 3)
     (4, 62, 84)
     """
+    if width == 1:  # the chain, on every block of every request: no loop
+        return depth
     return sum(width**d for d in range(1, depth + 1))
 
 
