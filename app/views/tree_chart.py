@@ -295,7 +295,7 @@ def _fit(text: str, width: float) -> str:
 
 def _fit_small(text: str, width: float) -> str:
     """The 10 px note under a box: shortened to '6 never reached' when it does not fit."""
-    room = int((width - 16) / SMALL_CHAR_PX)
+    room = int((width - 12) / SMALL_CHAR_PX)
     if len(text) <= room:
         return text
     count, _, rest = text.partition(" ")
