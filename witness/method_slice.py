@@ -16,13 +16,13 @@ buy (the acceptance per level, and the formula's speedup at it for the state's k
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from witness.accounting import speedup_expected
 from witness.cache import RequestCache
+from witness.fit import SIGNIFICANCE, ChiSquare, chi_square_against, first_position
 from witness.keys import Stream, block_uniforms, sibling_uniforms
 from witness.lm import tiny_models
 from witness.lookup import lookup_draft
@@ -31,12 +31,6 @@ from witness.settings import DISTINCT_WIDTH_MAX, Settings
 from witness.siblings import sibling_law_and_acceptance, simulate_siblings
 from witness.theory import sample_inverse_cdf, total_variation_unchecked
 from witness.typical import typical_law_and_acceptance, typical_threshold
-
-if TYPE_CHECKING:
-    from witness.evaluation import ChiSquare
-
-# witness.evaluation imports this module at its end (its slice lists these checks), so its
-# names are imported where they are used: either module can then be imported first.
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -83,7 +77,6 @@ def method_checks(
     settings: Settings, blocks: int, *, cache: RequestCache | None = None
 ) -> tuple[MethodCheck, ...]:
     """The tree, typical acceptance and prompt lookup at the first position, ``blocks`` each."""
-    from witness.evaluation import first_position
 
     p, q = first_position(settings)
     tree = tree_settings(settings)
@@ -96,7 +89,6 @@ def method_checks(
 
 def own_check(settings: Settings, blocks: int, *, cache: RequestCache | None = None) -> MethodCheck:
     """The state's own method at the first position (its quick sampled check)."""
-    from witness.evaluation import first_position
 
     p, q = first_position(settings)
     if settings.draft_source == "lookup":
@@ -118,7 +110,6 @@ def _judged(
     speedup: float | None,
     note: str = "",
 ) -> MethodCheck:
-    from witness.evaluation import SIGNIFICANCE, chi_square_against
 
     chi = chi_square_against(counts, p)
     n = int(counts.sum())

@@ -22,7 +22,7 @@ from app.state.query import PREDICTION_FIELDS, FieldProblem, StationState
 from app.views.carry import CarryRow, carry_rows
 from app.views.classroom import ClassroomView, classroom_view
 from app.views.controls import ControlsView, controls_view
-from app.views.evidence import EvidenceView, evidence_view
+from app.views.evidence import EvidenceView, chain_twin, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
 from app.views.prediction import PredictionView, prediction_view
 from app.views.readout import ReadoutView, readout_view
@@ -30,6 +30,7 @@ from app.views.slice import SliceView, slice_view
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from app.views.sweep_chart import SweepChart, sweep_chart
 from witness import RequestTrace, Settings
+from witness.methods import is_chain
 from witness.settings import SEED_MAX
 
 SLICE_NOTE = f"{SLICE_BLOCKS:,}".replace(",", " ") + " seeded blocks per mode"
@@ -130,7 +131,12 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
             (f"{page}{sep}block={b.index}", f"{fragment}{sep}block={b.index}") for b in trace.blocks
         )
         ens = witness.ensemble(s)
-        evidence = evidence_view(trace, s, selected, witness.quick_check(s), hrefs, ens)
+        # A tree, typical acceptance or a lookup is set beside the chain at the same k and
+        # seeds: the chain twin's ensemble (its own memo entry, shared by every such state).
+        chain = None if is_chain(s) else witness.ensemble(chain_twin(s))
+        evidence = evidence_view(
+            trace, s, selected, witness.quick_check(s), hrefs, ens, chain=chain
+        )
         invariant = invariant_view(trace, ens, s)
         readout = readout_view(trace, ens, invariant, s)
         cmp = witness.compare(state.prediction.base, s)
@@ -215,9 +221,7 @@ def links_view(state: StationState, app: AppSettings) -> Links:
 
 def _slice_links(state: StationState) -> SliceLinks:
     asked = replace(state.options, slice=True)
-    return SliceLinks(
-        state.url(options=asked), state.url("/station/slice", options=asked)
-    )
+    return SliceLinks(state.url(options=asked), state.url("/station/slice", options=asked))
 
 
 def _slice(state: StationState, witness: Witness) -> SliceView | None:
