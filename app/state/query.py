@@ -179,12 +179,23 @@ def _prediction(
     return Prediction(intervention, expectations[0], expectations[1], base)
 
 
+# The drafting a prediction was made with: written after BASE_FIELDS only when it is not the
+# chain, so every link made before trees existed (six fields) still reads as the chain.
+DRAFTING_FIELDS = ("tree_width", "drafting", "acceptance", "draft_source")
+# Everything the prediction's base records: what "nothing has changed since" compares.
+RECORDED_FIELDS = (*BASE_FIELDS, *DRAFTING_FIELDS)
+
+
 @lru_cache(maxsize=1024)
 def encode_base(s: Settings) -> str:
-    """Compact text of the settings an intervention acts on, e.g. "0.6,4,0.1,1,1,0"."""
+    """Compact text of the settings an intervention acts on, e.g. "0.6,4,0.1,1,1,0", then
+    the drafting when it is not the chain ("…,2,sample,exact,model")."""
+    fields: tuple[str, ...] = BASE_FIELDS
+    if any(getattr(s, f) != getattr(_DEFAULTS, f) for f in DRAFTING_FIELDS):
+        fields = (*BASE_FIELDS, *DRAFTING_FIELDS)
     return ",".join(
-        str(int(v)) if isinstance(v, bool) else number_text(v)
-        for v in (getattr(s, f) for f in BASE_FIELDS)
+        str(int(v)) if isinstance(v, bool) else number_text(v) if isinstance(v, float) else str(v)
+        for v in (getattr(s, f) for f in fields)
     )
 
 
@@ -192,11 +203,13 @@ def decode_base(text: str, current: Settings, problems: list[FieldProblem]) -> S
     if not text:
         return current
     parts = text.split(",")
+    names = BASE_FIELDS if len(parts) == len(BASE_FIELDS) else (*BASE_FIELDS, *DRAFTING_FIELDS)
     try:
-        if len(parts) != len(BASE_FIELDS):
+        if len(parts) != len(names):
             raise ValueError
+        drafting = {f: getattr(_DEFAULTS, f) for f in DRAFTING_FIELDS}
         return current.model_validate(
-            current.model_dump() | dict(zip(BASE_FIELDS, parts, strict=True))
+            current.model_dump() | drafting | dict(zip(names, parts, strict=True))
         )
     except (ValueError, ValidationError):
         problems.append(
@@ -204,7 +217,9 @@ def decode_base(text: str, current: Settings, problems: list[FieldProblem]) -> S
                 "base",
                 "base must list match, k, draft cost, verify, repair, greedy as "
                 f"'{encode_base(Settings())}' ({expected_text('match')}, {expected_text('k')}, "
-                f"...); the current settings were used",
+                "...), then tree width, drafting, acceptance and draft source when the "
+                "prediction was made with a tree, typical acceptance or prompt lookup; the "
+                "current settings were used",
             )
         )
         return current

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.contract.route import Intervention
-from app.state.query import BASE_FIELDS, INTERVENTION_LABELS, Prediction
+from app.state.query import INTERVENTION_LABELS, RECORDED_FIELDS, Prediction
 from app.views import fmt
 from app.views.judgement import change_sentence, savings
 from witness import Settings
@@ -150,7 +150,7 @@ PHRASES = {
 
 def describe_change(base: Settings, now: Settings) -> str:
     """'Lengthening k from 4 to 8 at match 0.60', or the list of what changed."""
-    changed = [f for f in BASE_FIELDS if getattr(base, f) != getattr(now, f)]
+    changed = [f for f in RECORDED_FIELDS if getattr(base, f) != getattr(now, f)]
     if len(changed) == 1 and changed[0] in PHRASES:
         f = changed[0]
         up, down, name = PHRASES[f]
@@ -201,7 +201,7 @@ def verdict_view(pred: Prediction, cmp: Comparison, now: RequestTrace, s: Settin
         else (f"The distribution was not kept (TV {fmt.distance(now.check.tv_max)}).")
     )
     faster: bool | None
-    if all(getattr(pred.base, f) == getattr(s, f) for f in BASE_FIELDS):
+    if all(getattr(pred.base, f) == getattr(s, f) for f in RECORDED_FIELDS):
         sentence = (
             f"Nothing has changed since the prediction ({fmt.speedup(cmp.after.mean)}, the "
             f"mean over {cmp.n} seeded requests). {kept_text} Move the instrument to test it."

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from app.contract.route import Intervention
 from app.state.interventions import MOVES, apply_intervention
-from app.state.query import BASE_FIELDS, INTERVENTION_LABELS, StationState
+from app.state.query import INTERVENTION_LABELS, RECORDED_FIELDS, StationState
 from app.views import fmt
 from witness import Settings
 
@@ -98,8 +98,8 @@ def change_view(state: StationState) -> ChangeView | None:
 
 
 def moved(before: Settings, after: Settings) -> tuple[str, ...]:
-    """The settings an intervention acts on that differ between the two."""
-    return tuple(f for f in BASE_FIELDS if getattr(before, f) != getattr(after, f))
+    """The recorded settings (what an intervention acts on, and the drafting) that differ."""
+    return tuple(f for f in RECORDED_FIELDS if getattr(before, f) != getattr(after, f))
 
 
 def arrows(fields: tuple[str, ...], before: Settings, after: Settings) -> str:

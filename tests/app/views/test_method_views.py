@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from app.state.query import FieldProblem, decode_base, encode_base
 from app.views import fmt
-from tests.app.view_models import WITNESS, page_view
+from tests.app.view_models import WITNESS, page_view, state_of
 from witness import Settings
 from witness.check import EXACT
 from witness.settings import max_depth, tree_nodes
@@ -102,3 +103,19 @@ def test_the_worksheet_names_the_method(client: TestClient) -> None:
     assert "a tree 2 wide (sample drafting), typical acceptance (not lossless)" in tree.text
     chain = client.get("/station/worksheet?pred=skip")
     assert "<dt>Drafting</dt>" not in chain.text and "<dt>Drafting</dt>" in tree.text
+
+
+def test_a_predictions_base_records_the_drafting_and_old_links_read_as_the_chain() -> None:
+    tree = Settings(tree_width=3, k=3, drafting="top")
+    assert encode_base(tree) == "0.6,3,0.1,1,1,0,3,top,exact,model"
+    assert encode_base(Settings()) == "0.6,4,0.1,1,1,0"  # a chain's base is as it always was
+    problems: list[FieldProblem] = []
+    assert decode_base(encode_base(tree), Settings(), problems) == tree and not problems
+    # A link made before trees existed: six fields, the chain, even on a tree page now
+    # (k = 4 with width 3 would be refused if the base took the page's width).
+    state = state_of("/station?pred=skip&base=0.6,4,0.1,1,1,0&tree_width=3&k=3")
+    assert not state.problems and state.prediction is not None
+    assert state.prediction.base == Settings()
+    # Teeth: a refused drafting in the base is reported, never silently used.
+    state = state_of("/station?pred=skip&base=0.6,4,0.1,1,1,0,2,greedy,exact,model")
+    assert [p.field for p in state.problems] == ["base"]
