@@ -12,6 +12,7 @@ from app.contract.route import Intervention
 from app.state.query import INTERVENTION_LABELS, RECORDED_FIELDS, Prediction
 from app.views import fmt
 from app.views.judgement import change_sentence, savings
+from app.views.tree_chart import ending_sentence, sibling_test
 from witness import Settings
 from witness.ensemble import Comparison, Ensemble
 from witness.trace import BlockTrace, DistributionCheck, RequestTrace
@@ -269,10 +270,17 @@ def _held_words(checks: list[tuple[str, bool]]) -> str:
 def narration(block: BlockTrace, s: Settings) -> str:
     """The verification step in words, for the aria-live region."""
     parts = [f"Block {block.index + 1}."]
+    if block.levels:
+        return _tree_narration(block, s)
     if not block.drafts:
+        why = (
+            "Nothing earlier to copy"
+            if s.draft_source == "lookup" and block.start + 1 < s.tokens
+            else "One token left, so nothing was drafted"
+        )
         return (
-            f"Block {block.index + 1}. One token left, so nothing was drafted: a plain target "
-            f"pass gave '{block.final_word}' from p."
+            f"Block {block.index + 1}. {why}: a plain target pass gave '{block.final_word}' "
+            "from p."
         )
     source = "the residual" if s.repair else "resampling from p"
     for d in block.drafts:
@@ -290,4 +298,21 @@ def narration(block: BlockTrace, s: Settings) -> str:
         parts.append(sentence + ".")
     if s.verify and block.result.bonus_token is not None:
         parts.append(f"All accepted; bonus '{block.final_word}' from p.")
+    return " ".join(parts)
+
+
+def _tree_narration(block: BlockTrace, s: Settings) -> str:
+    """A tree's (typical acceptance's, a lookup's) walk: every sibling tested, depth by
+    depth, then the ending, in the tree picture's own words."""
+    parts = [f"Block {block.index + 1}."]
+    for level in block.levels:
+        tests = []
+        for sib in level.siblings:
+            full, _ = sibling_test(sib, level.threshold)
+            if full:
+                verdict = "stood" if sib.accepted else "rejected"
+                tests.append(f"'{sib.word}' {verdict}: {full}")
+        if tests:
+            parts.append(f"Depth {level.position + 1}: " + "; ".join(tests) + ".")
+    parts.append(ending_sentence(block, s))
     return " ".join(parts)

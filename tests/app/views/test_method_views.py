@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.state.query import FieldProblem, decode_base, encode_base
 from app.views import fmt
+from app.views.gates import narration
 from tests.app.view_models import WITNESS, page_view, state_of
 from witness import Settings
 from witness.check import EXACT
@@ -119,3 +120,30 @@ def test_a_predictions_base_records_the_drafting_and_old_links_read_as_the_chain
     # Teeth: a refused drafting in the base is reported, never silently used.
     state = state_of("/station?pred=skip&base=0.6,4,0.1,1,1,0,2,greedy,exact,model")
     assert [p.field for p in state.problems] == ["base"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "tree_width=2",
+        "tree_width=2&drafting=top&repair=off",
+        "acceptance=typical",
+        "tree_width=2&verify=off",
+        "draft_source=lookup&prompt=the+draft+model+proposes+the+draft+model",
+    ],
+)
+def test_the_live_narration_walks_every_sibling_tested(query: str) -> None:
+    """The aria-live sentence of a tree's block names each sibling tested, with the test it
+    met (u against p′/q′, or p(x) against typical's bar), and never a repair that did not
+    happen; a lookup block with nothing to copy says so, not 'one token left'."""
+    v = page_view(f"/station?pred=skip&{query}")
+    for block in v.trace.blocks:
+        words = narration(block, v.settings)
+        for level in block.levels:
+            for sib in level.siblings:
+                if sib.accepted is not None:
+                    assert f"'{sib.word}' {'stood' if sib.accepted else 'rejected'}" in words
+        if v.settings.acceptance == "typical":
+            assert "u = " not in words and "residual gave" not in words
+        if not block.drafts and block.start + 1 < v.settings.tokens:
+            assert "Nothing earlier to copy" in words and "One token left" not in words
