@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from witness.settings import Settings, tree_nodes
+from witness.settings import Settings, drafted_width, tree_nodes
 from witness.theory import expected_speedup
 from witness.trace import BlockTrace, Totals
 
@@ -65,7 +65,8 @@ def totals(s: Settings, blocks: Sequence[BlockTrace], first_alpha: float) -> Tot
     # draft, with no draft model to run (its cost is string matching, ~0).
     depths = [b.depth for b in blocks]
     draft_passes = 0 if s.draft_source == "lookup" else sum(depths)
-    drafted = sum(tree_nodes(s.tree_width, d) for d in depths)
+    width = drafted_width(s)  # one sibling a node when greedy leaves q nothing else
+    drafted = sum(tree_nodes(width, d) for d in depths)
     scored = sum(b.scored for b in blocks)
     accepted = sum(b.result.accepted for b in blocks) if s.verify else 0
     rejected = sum(b.result.first_rejection is not None for b in blocks)

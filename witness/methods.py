@@ -31,7 +31,7 @@ from witness.laws import FloatArray, Law, context_pair
 from witness.lm import TinyModels
 from witness.lookup import LookupMatch, lookup_draft
 from witness.rule import BlockResult
-from witness.settings import Settings, tree_nodes
+from witness.settings import Settings, drafted_width, tree_nodes
 from witness.siblings import (
     SiblingResult,
     draft_siblings_unchecked,
@@ -170,7 +170,7 @@ def _closed(
 
 
 def _drafted(s: Settings, depth: int) -> int:
-    return tree_nodes(s.tree_width, depth)
+    return tree_nodes(drafted_width(s), depth)
 
 
 def _lookup_block(

@@ -47,6 +47,22 @@ def tree_nodes(width: int, depth: int) -> int:
     return sum(width**d for d in range(1, depth + 1))
 
 
+def drafted_width(s: Settings) -> int:
+    """Siblings a node really drafts. Greedy decoding makes q one-hot, so `distinct` and
+    `top` (which draft only tokens q can give) find one sibling per node: a chain, counted
+    as one. `sample` draws its n copies of the same token all the same.
+
+    Examples
+    --------
+    >>> drafted_width(Settings(tree_width=3, k=3)), drafted_width(Settings(tree_width=3, k=3,
+    ...     drafting="top", greedy=True))
+    (3, 1)
+    """
+    if s.greedy and s.drafting != "sample":
+        return 1
+    return s.tree_width
+
+
 def max_depth(width: int) -> int:
     """The deepest k a tree of this width may draft within `TREE_NODES_MAX` (and the k range).
 

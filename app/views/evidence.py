@@ -14,7 +14,7 @@ from witness.check import EXACT
 from witness.ensemble import Ensemble, compare
 from witness.evaluation import SIGNIFICANCE, FirstTokenCheck
 from witness.methods import is_chain
-from witness.settings import tree_nodes
+from witness.settings import drafted_width, tree_nodes
 from witness.trace import BlockTrace, RequestTrace
 
 # Shape and words as well as colour: a learner who cannot tell the colours apart still reads
@@ -484,7 +484,7 @@ def beside_chain(
 ) -> ChainComparison:
     """This method and its chain twin over the same seeded requests, at equal draft work:
     the same k, one batched draft pass per level, the same draft cost."""
-    k, w = s.k, s.tree_width
+    k, w = s.k, drafted_width(s)  # greedy leaves top and distinct one sibling a node
     lookup = s.draft_source == "lookup"
     c_method, c_chain = draft_cost(s), s.draft_cost
     mine, twin = ens.speedup(c_method), chain.speedup(c_chain)

@@ -17,7 +17,7 @@ from app.views.tree_chart import (
     sibling_test,
 )
 from witness import Settings
-from witness.settings import tree_nodes
+from witness.settings import drafted_width, tree_nodes
 from witness.trace import BlockTrace, DraftStep
 
 LISTED = 6  # drafts named one by one in a narration; the table shows every one
@@ -239,7 +239,7 @@ def tree_draft_sentence(block: BlockTrace, s: Settings) -> str:
             f"{after}: the draft proposes {n_of(depth, 'token')} from q — {drafts}"
             f"{_more(depth)}, in {depth} draft pass{'es' if depth != 1 else ''}."
         )
-    nodes = tree_nodes(s.tree_width, depth)
+    nodes = tree_nodes(drafted_width(s), depth)
     return (
         f"{after}: the draft drafts the whole tree, {s.tree_width} siblings at every node, "
         f"{depth} deep: {nodes} nodes ({_sizes(s, depth)}) in {depth} batched draft "

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from app.views.charts import exact
 from witness import Settings
-from witness.settings import tree_nodes
+from witness.settings import drafted_width, tree_nodes
 from witness.trace import BlockTrace, SiblingStep, TreeLevel
 
 WIDTH = 640
@@ -205,7 +205,7 @@ def outcome_of(sib: SiblingStep, verified: bool) -> str:
 
 def below_count(s: Settings, block: BlockTrace, level: int) -> int:
     """Nodes under one sibling at 0-based depth ``level`` of a tree ``block.depth`` deep."""
-    return tree_nodes(s.tree_width, block.depth - 1 - level)  # lookup: width 1, a chain
+    return tree_nodes(drafted_width(s), block.depth - 1 - level)  # lookup: width 1, a chain
 
 
 def tree_chart(block: BlockTrace, s: Settings, prompt_words: int | None = None) -> TreeChart:
@@ -249,7 +249,9 @@ def tree_chart(block: BlockTrace, s: Settings, prompt_words: int | None = None) 
         links.append(Link(rail, mid, rail, ending.y + ENDING_HEIGHT / 2))
         links.append(Link(rail, ending.y + ENDING_HEIGHT / 2, GUTTER, ending.y + ENDING_HEIGHT / 2))
     walked = sum(len(lv.siblings) for lv in block.levels)
-    drafted = block.depth if s.draft_source == "lookup" else tree_nodes(s.tree_width, block.depth)
+    drafted = (
+        block.depth if s.draft_source == "lookup" else tree_nodes(drafted_width(s), block.depth)
+    )
     chart_rows = tuple(rows)
     return TreeChart(
         title=f"Block {block.index + 1}: the verification walk, depth by depth",

@@ -22,7 +22,7 @@ from app.views.evidence import (
 from app.views.tree_chart import TreeChart, ending_kind, ratio, tree_chart, versus
 from tests.app.view_models import WITNESS, live_of, trace_of
 from witness import RequestTrace, Settings
-from witness.settings import tree_nodes
+from witness.settings import drafted_width, tree_nodes
 from witness.trace import BlockTrace
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"
@@ -113,7 +113,7 @@ def test_drafted_scored_and_unreached_add_up(mode: str) -> None:
     s, trace = trace_for(mode)
     for block in drawn(trace):
         chart = tree_chart(block, s)
-        drafted = tree_nodes(s.tree_width, block.depth)
+        drafted = tree_nodes(drafted_width(s), block.depth)  # greedy top/distinct: 1 a node
         assert chart.drafted == drafted
         assert chart.scored == block.scored == ((1 + drafted) if s.verify else 0)
         full = all(len(lv.siblings) == s.tree_width for lv in block.levels)
@@ -122,7 +122,7 @@ def test_drafted_scored_and_unreached_add_up(mode: str) -> None:
         for level in chart.levels:
             for node in level.nodes:
                 stood = node.outcome == "accepted" or (not s.verify and node.number == 1)
-                expected = tree_nodes(s.tree_width, block.depth - node.depth)
+                expected = tree_nodes(drafted_width(s), block.depth - node.depth)
                 assert node.below == expected
                 if node.below and not stood:
                     what = "scored, never reached" if s.verify else "drafted, never used"
