@@ -47,8 +47,17 @@ from witness.typical import (
 
 
 def is_chain(s: Settings) -> bool:
-    """Today's chain: one draft model's sibling per level, the exact rule (the fast path)."""
-    return s.tree_width == 1 and s.acceptance == "exact" and s.draft_source == "model"
+    """Today's chain: one sampled draft per level, the exact rule (the fast path).
+
+    One sibling drafted `distinct` is a draw from q, the chain itself; one drafted `top` is
+    q's most likely token, a different draft (accepted with probability p(x)).
+    """
+    return (
+        s.tree_width == 1
+        and s.drafting != "top"
+        and s.acceptance == "exact"
+        and s.draft_source == "model"
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -199,10 +199,15 @@ def _notes(s: Settings) -> tuple[str, ...]:
             f"This request is {s.tokens} token{'s' if s.tokens != 1 else ''} long, too short "
             f"for a full block: a block drafts at most {most} level{'s' if most != 1 else ''}."
         )
-    if s.tree_width == 1 and s.drafting != "sample" and is_chain(s):
+    if s.tree_width == 1 and s.drafting == "distinct" and is_chain(s):
         notes.append(
-            f"With one sibling and exact acceptance this is the chain: {s.drafting} drafting "
+            "With one sibling and exact acceptance this is the chain: distinct drafting "
             "changes nothing until the width is 2 or more."
+        )
+    if s.tree_width == 1 and s.drafting == "top" and s.draft_source == "model":
+        notes.append(
+            "One sibling drafted top is q's most likely token at every level, not a draw "
+            "from q: it stands with probability p(x)."
         )
     if s.tree_width > DISTINCT_WIDTH_MAX:
         notes.append(

@@ -132,12 +132,17 @@ def test_the_sentences_of_the_other_modes() -> None:
     lookup = drafting_view(Settings(draft_source="lookup"), ())
     assert lookup.summary.startswith("No draft model: a chain of at most 4 copied words")
     assert any("copying costs nothing" in n for n in lookup.notes)
-    top1 = drafting_view(Settings(drafting="top"), ())
-    assert any("changes nothing until the width is 2" in n for n in top1.notes)
+    distinct1 = drafting_view(Settings(drafting="distinct"), ())
+    assert any("changes nothing until the width is 2" in n for n in distinct1.notes)
     # ... and that is true: at width 1 with exact acceptance the request is the chain's.
     from tests.app.view_models import trace_of
 
-    assert trace_of(Settings(drafting="top")).totals == trace_of(Settings()).totals
+    assert trace_of(Settings(drafting="distinct")).totals == trace_of(Settings()).totals
+    # One sibling drafted top is q's argmax, a draft of its own: said so, and it differs.
+    top1 = drafting_view(Settings(drafting="top"), ())
+    assert not any("changes nothing" in n for n in top1.notes)
+    assert any("q's most likely token" in n for n in top1.notes)
+    assert trace_of(Settings(drafting="top")).totals != trace_of(Settings()).totals
 
 
 # --------------------------------------------------------------------------- refusals

@@ -51,6 +51,7 @@ MODES = {
     # The methods beside the chain (issue 11): every sentence stays true for them too.
     "tree of two": "tree_width=2",
     "top tree": "tree_width=2&drafting=top",
+    "top chain": "drafting=top",
     "distinct tree": "tree_width=2&drafting=distinct",
     "tree, repair off": "tree_width=2&repair=off",
     "tree, verify off": "tree_width=3&k=3&verify=off",
