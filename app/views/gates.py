@@ -77,9 +77,10 @@ def _kept_because(s: Settings, c: DistributionCheck, drafted: bool) -> str:
             "p = q at every drafted position, so no draft can be rejected and the missing "
             "repair never acts."
         )
-    if s.draft_source == "lookup":
+    if s.draft_source == "lookup" or (s.tree_width == 1 and s.drafting == "top"):
+        what = "a copied token" if s.draft_source == "lookup" else "q's most likely token"
         return (
-            "a copied token is a one-hot draft: it stands with probability p(x), and a "
+            f"{what} is a one-hot draft: it stands with probability p(x), and a "
             "rejection is repaired from p without it, which is p exactly."
         )
     if s.tree_width > 1:
