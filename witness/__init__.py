@@ -6,6 +6,7 @@ the benchmarks all call these names.
 
 from witness.cache import RequestCache
 from witness.request import serve_request
+from witness.roofline import batched_speedup, next_k_heuristic, roofline_pass_seconds
 from witness.rule import BlockResult, verify_block
 from witness.settings import Settings
 from witness.siblings import (
@@ -36,12 +37,15 @@ __all__ = [
     "SiblingResult",
     "Simulation",
     "acceptance_rate",
+    "batched_speedup",
     "expected_speedup",
     "expected_tokens_per_pass",
     "expected_tree_tokens_per_pass",
+    "next_k_heuristic",
     "optimal_k",
     "output_distribution",
     "residual",
+    "roofline_pass_seconds",
     "serve_request",
     "sibling_acceptance",
     "sibling_distribution",
