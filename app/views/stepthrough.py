@@ -219,7 +219,7 @@ def stepthrough_view(
         p_known=sub is not None and sub >= 1 and s.verify,
         p_missing="not yet" if s.verify else "not computed",
         output=_output(block, s.verify, kinds, sub),
-        output_note=_output_note(block, kinds, sub),
+        output_note=_output_note(block, len(kinds), sub),
         gauge=_gauge(block, kinds, sub),
         ending=_ending(block, s.verify, s.repair) if sub == count - 1 else None,
         back=link("Back", sub - 1) if sub is not None and sub > 0 else none,
@@ -368,14 +368,16 @@ def _output(
     return tuple(out)
 
 
-def _output_note(block: BlockTrace, kinds: tuple[str, ...], sub: int | None) -> str:
+def _output_note(block: BlockTrace, steps: int, sub: int | None, rejected: str = "draft") -> str:
+    """The note over the output row: ``steps`` sub-steps in all, a rejected ``rejected``
+    ("draft", or "sibling" in a tree's walk) struck through."""
     if sub is None:
         return ""
-    if sub == len(kinds) - 1:
+    if sub == steps - 1:
         return f"Block {block.index + 1} emitted {words.n_of(len(block.emitted_words), 'token')}."
     if sub < 2:
         return "Nothing is emitted yet."
-    return "Accepted so far (a rejected draft is struck through):"
+    return f"Accepted so far (a rejected {rejected} is struck through):"
 
 
 def _ending(block: BlockTrace, verify: bool, repair: bool) -> Ending:
@@ -548,7 +550,7 @@ def _method_view(
         p_known=sub is not None and sub >= 1 and s.verify,
         p_missing="not yet" if s.verify else "not computed",
         output=_tree_output(block, s, plan, sub),
-        output_note=_tree_output_note(block, plan, sub),
+        output_note=_output_note(block, len(plan), sub, "sibling"),
         gauge=_tree_gauge(block, plan, sub),
         ending=_tree_ending(block, s) if at_end else None,
         back=link("Back", sub - 1) if sub is not None and sub > 0 else none,
@@ -669,16 +671,6 @@ def _tree_output(
         sib = block.levels[p.level].siblings[p.sibling]
         out.append(_token(sib.word, "accepted" if sib.accepted else "rejected"))
     return tuple(out)
-
-
-def _tree_output_note(block: BlockTrace, plan: tuple[Plan, ...], sub: int | None) -> str:
-    if sub is None:
-        return ""
-    if sub == len(plan) - 1:
-        return f"Block {block.index + 1} emitted {words.n_of(len(block.emitted_words), 'token')}."
-    if sub < 2:
-        return "Nothing is emitted yet."
-    return "Accepted so far (a rejected sibling is struck through):"
 
 
 def _tree_ending(block: BlockTrace, s: Settings) -> Ending:
