@@ -13,7 +13,7 @@ from functools import partial
 
 from app.rendering.memo import Memo
 from witness import RequestCache, RequestTrace, Settings, serve_request
-from witness.accounting import draft_cost
+from witness.costing import costing
 from witness.ensemble import Comparison, Ensemble, compare, serve_ensemble
 from witness.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first_token_check
 from witness.modes import Mode, mode_of
@@ -74,18 +74,14 @@ class Witness:
 
     def compare(self, before: Settings, after: Settings) -> Comparison:
         """Is ``after`` faster than ``before``, over the same seeded requests?"""
-        return compare(
-            self.ensemble(before), draft_cost(before), self.ensemble(after), draft_cost(after)
-        )
+        return compare(self.ensemble(before), costing(before), self.ensemble(after), costing(after))
 
     def sweep(self, settings: Settings) -> KSweep:
         """Speedup against k: the measured requests do not depend on the instrument's own k
         or cost; the formula's curve takes the state's α and cost."""
         key = _untimed(settings).model_copy(update={"k": 1, "draft_cost": 0.0})
         widths = self._widths(_untimed(settings).model_copy(update={"draft_cost": 0.0}))
-        return sweep_from(
-            self._sweeps(key), self.ensemble(settings).alpha, draft_cost(settings), widths
-        )
+        return sweep_from(self._sweeps(key), self.ensemble(settings).alpha, settings, widths)
 
     def slice(self, settings: Settings) -> EvaluationSlice:
         """The evaluation slice runs every mode, and its timings are not part of it."""
@@ -108,9 +104,21 @@ class Witness:
         }
 
 
+# What only prices a request's passes, never changes them: the workload's timings and the
+# machine, model pair, batch and context (`witness.costing`).
+UNPRICED = {
+    "tpot_ms": 30.0,
+    "ttft_ms": 200.0,
+    "machine": "custom",
+    "pair": "llama-8b-1b",
+    "batch": 1,
+    "context": 0,
+}
+
+
 def _untimed(settings: Settings) -> Settings:
-    """The settings without the workload's timings, which only price a request."""
-    return settings.model_copy(update={"tpot_ms": 30.0, "ttft_ms": 200.0})
+    """The settings without what only prices a request."""
+    return settings.model_copy(update=UNPRICED)
 
 
 def _first_token_check(key: Settings, mode: Mode, *, cache: RequestCache) -> FirstTokenCheck:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from witness.costing import Costing, costing, price
 from witness.settings import Settings, drafted_width, tree_nodes
 from witness.theory import expected_speedup
 from witness.trace import BlockTrace, Totals
@@ -46,8 +47,22 @@ def speedup_expected(alpha: float, k: int, c: float, *, verify: bool) -> float |
 
 
 def draft_cost(s: Settings) -> float:
-    """What one draft pass costs: c, or nothing when the draft is copied (prompt lookup)."""
-    return 0.0 if s.draft_source == "lookup" else s.draft_cost
+    """What one drafted level costs at the settings' k, in plain decoding steps: c (nothing
+    when the draft is copied by prompt lookup), plus on a machine the verifying pass's
+    surcharge spread over the level (`witness.costing.price`)."""
+    return price(s)
+
+
+def priced_cost(cost: Costing, scored: Sequence[int], draft_passes: int) -> float:
+    """Plain decoding steps a request spent: each target pass priced by what it scored (1 a
+    pass with machine custom), plus c per draft pass.
+
+    Examples
+    --------
+    >>> priced_cost(Costing(0.1), [5, 5, 3], 10)
+    4.0
+    """
+    return sum(cost.verify(x) for x in scored) + cost.c * draft_passes
 
 
 def totals(s: Settings, blocks: Sequence[BlockTrace], first_alpha: float) -> Totals:
@@ -70,7 +85,7 @@ def totals(s: Settings, blocks: Sequence[BlockTrace], first_alpha: float) -> Tot
     scored = sum(b.scored for b in blocks)
     accepted = sum(b.result.accepted for b in blocks) if s.verify else 0
     rejected = sum(b.result.first_rejection is not None for b in blocks)
-    cost = cost_units(target_passes, draft_passes, s.draft_cost)
+    cost = priced_cost(costing(s), [b.scored for b in blocks if b.scored > 0], draft_passes)
     alphas = [d.alpha for b in blocks for d in b.drafts]
     mean_alpha = float(np.mean(alphas)) if alphas else first_alpha
     return Totals(

@@ -76,7 +76,7 @@ class RequestCache:
     >>> cache = RequestCache()
     >>> cache.sizes()
     {'laws': 0, 'targets': 0, 'grids': 0}
-    >>> cache.law(0.5, False, 0, 1) is cache.law(0.5, False, 0, 1)
+    >>> cache.law(0.5, False, 0, 1, False) is cache.law(0.5, False, 0, 1, False)
     True
     >>> cache.sizes()
     {'laws': 1, 'targets': 1, 'grids': 0}
@@ -90,9 +90,9 @@ class RequestCache:
         self.grids = grids if grids is not None else UniformGrids()
         # The lookups are the lru_cache wrappers themselves, with no method around them: the
         # served request asks for a law at every drafted position.
-        self.law: Callable[[float, bool, int, int], Law] = self._laws
-        """``law(match, greedy, before, prev)``: p and q at context (before, prev), and what
-        the rule derives from them."""
+        self.law: Callable[[float, bool, int, int, bool], Law] = self._laws
+        """``law(match, greedy, before, prev, adversary)``: p and q at context (before, prev),
+        and what the rule derives from them (``adversary``: the injected failing draft)."""
         self.target: Callable[[bool, int, int], FloatArray] = self._targets
         """``target(greedy, before, prev)``: p(. | before, prev) in the mode's temperature."""
         self.uniforms: Callable[[int, int, int, Stream], FloatArray] = self.grids
@@ -118,8 +118,10 @@ def _new_law(
     greedy: bool,
     before: int,
     prev: int,
+    adversary: bool,
 ) -> Law:
-    return law_at(tiny_models(), target(greedy, before, prev), match, greedy, before, prev)
+    p = target(greedy, before, prev)
+    return law_at(tiny_models(), p, match, greedy, before, prev, adversary)
 
 
 def _new_target(greedy: bool, before: int, prev: int) -> FloatArray:

@@ -1,4 +1,4 @@
-"""`python -m witness` for instructors: a request trace, a k sweep table, or JSON.
+"""`python -m witness` for instructors: a request trace, a k sweep table, JSON, or the roofline.
 
 Every Settings field is an option with its range in the help, taken from the model:
 
@@ -6,6 +6,7 @@ Every Settings field is an option with its range in the help, taken from the mod
     python -m witness sweep --draft-cost 0.2
     python -m witness eval --repair off
     python -m witness json --seed 9 > trace.json
+    python -m witness roofline    # measured on this machine, not deterministic (measured.py)
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from witness.evaluation import evaluate
+from witness.measured import format_roofline, measured_here
 from witness.request import serve_request
 from witness.settings import Settings, expected_text, field_bounds
 from witness.sweep import sweep_k
@@ -32,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Speculative decoding, one served request at a time (deterministic).",
     )
     parser.add_argument(
-        "view", choices=["trace", "sweep", "eval", "json"], nargs="?", default="trace"
+        "view", choices=["trace", "sweep", "eval", "json", "roofline"], nargs="?", default="trace"
     )
     for name, info in Settings.model_fields.items():
         kind = field_bounds(name)["kind"]
@@ -146,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_trace(serve_request(settings)))
     elif args.view == "json":
         print(json.dumps(serve_request(settings).to_dict(), indent=2))
+    elif args.view == "roofline":
+        print(format_roofline(measured_here()))
     elif args.view == "sweep":
         sweep = sweep_k(settings)
         print(

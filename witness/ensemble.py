@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from scipy import optimize, stats
 
 from witness.cache import RequestCache
+from witness.costing import Costing
 from witness.request import ServedPath, serve_path
 from witness.settings import SEED_MAX, Settings
 
@@ -107,17 +108,26 @@ class Ensemble:
     alpha_high: float
     tokens_per_pass: float | None  # pooled: all tokens over all target passes
     drafted_positions: int = 0  # positions drafted (or copied) over every request
+    # Per request, the (tokens scored, target passes) pairs a machine prices passes by.
+    scored: tuple[tuple[tuple[int, int], ...], ...] = ()
 
-    def speedups(self, c: float) -> NDArray[np.float64]:
-        """Each request's speedup over plain decoding at draft cost ``c`` (inf at cost 0)."""
-        cost = np.asarray(self.target_passes, float) + c * np.asarray(self.draft_passes, float)
+    def speedups(self, c: float | Costing) -> NDArray[np.float64]:
+        """Each request's speedup over plain decoding (inf at cost 0): at draft cost ``c``
+        with every target pass costing 1, or with each pass priced by a `Costing`."""
+        if isinstance(c, Costing):
+            if c.machine is None or not self.scored:
+                return self.speedups(c.c)
+            verifying = [sum(c.verify(x) * n for x, n in pairs) for pairs in self.scored]
+            cost = np.asarray(verifying) + c.c * np.asarray(self.draft_passes, float)
+        else:
+            cost = np.asarray(self.target_passes, float) + c * np.asarray(self.draft_passes, float)
         with np.errstate(divide="ignore"):
             out: NDArray[np.float64] = np.where(
                 cost > 0, self.tokens / np.maximum(cost, 1e-300), np.inf
             )
         return out
 
-    def speedup(self, c: float) -> Estimate:
+    def speedup(self, c: float | Costing) -> Estimate:
         return estimate(self.speedups(c))
 
     def break_even_cost(self) -> float | None:
@@ -172,6 +182,7 @@ def serve_ensemble(
         alpha_high=float(np.percentile(alphas, 90)),
         tokens_per_pass=settings.tokens * n / sum(passes) if sum(passes) else None,
         drafted_positions=drafted,
+        scored=tuple(p.scored for p in served),
     )
 
 
@@ -195,7 +206,9 @@ class Comparison:
 SAME_SPEED = 0.005
 
 
-def compare(before: Ensemble, c_before: float, after: Ensemble, c_after: float) -> Comparison:
+def compare(
+    before: Ensemble, c_before: float | Costing, after: Ensemble, c_after: float | Costing
+) -> Comparison:
     """Is ``after`` faster than ``before``? Paired over the ensembles' shared seeds.
 
     "faster"/"slower" only when the confidence interval of the mean paired difference

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from witness.accounting import cost_units, measured_speedup, speedup_expected
+from witness.accounting import measured_speedup, priced_cost, speedup_expected
 from witness.cache import RequestCache
+from witness.costing import costing, price
 from witness.fit import (
     MIN_EXPECTED,
     SIGNIFICANCE,
@@ -135,15 +136,15 @@ def check_mode(
     """One mode of the slice: ``blocks`` seeded blocks at the request's first position."""
     p, q = first_position(settings)
     verify, repair = switches(mode)
-    k, c = settings.k, settings.draft_cost
+    k, c = settings.k, price(settings)
     sim = simulate_blocks(
         p, q, k, blocks, seed=settings.seed, verify=verify, repair=repair, cache=cache
     )
     chi = chi_square_against(sim.first_token_counts, p)
     share = sim.first_token_counts / sim.n
     law = output_distribution(p, q, verify=verify, repair=repair)
-    # One block: a target pass if verified, and k draft passes.
-    cost = cost_units(1 if verify else 0, k, c)
+    # One block: a target pass scoring k + 1 tokens if verified, and k draft passes.
+    cost = priced_cost(costing(settings), [k + 1] if verify else [], k)
     top = np.argsort(-np.maximum(p, share), kind="stable")[:HISTOGRAM_TOKENS]
     vocab = tiny_models().vocab
     return ModeCheck(

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special, stats
 
-from witness.laws import draft_law
+from witness.laws import adversary_row, draft_law
 from witness.lm import tiny_models
 from witness.settings import Settings
 from witness.theory import greedy_distribution
@@ -87,7 +87,8 @@ def first_position(settings: Settings) -> tuple[NDArray[np.float64], NDArray[np.
     models = tiny_models()
     context, _ = models.encode(settings.prompt)
     p = models.target(context)
-    q = draft_law(settings.match, p, models.draft(context))
+    d = adversary_row(p) if settings.draft_source == "adversary" else models.draft(context)
+    q = draft_law(settings.match, p, d)
     if settings.greedy:
         return greedy_distribution(p), greedy_distribution(q)
     return np.asarray(p), q

@@ -50,12 +50,36 @@ def target_at(models: TinyModels, greedy: bool, before: int, prev: int) -> Float
     return read_only(greedy_distribution(p)) if greedy else p
 
 
+def adversary_row(p: FloatArray) -> FloatArray:
+    """The injected failure's "draft model": all its mass on the target's least likely word.
+
+    Blended in place of the draft model, q = m·p + (1 − m)·a agrees with p only through the
+    match m; when p gives that word nothing (it usually does), α = m exactly.
+
+    Examples
+    --------
+    >>> adversary_row(np.array([0.5, 0.0, 0.5])).tolist()
+    [0.0, 1.0, 0.0]
+    """
+    a = np.zeros_like(p)
+    a[int(np.argmin(p))] = 1.0
+    return a
+
+
 def law_at(
-    models: TinyModels, p: FloatArray, match: float, greedy: bool, before: int, prev: int
+    models: TinyModels,
+    p: FloatArray,
+    match: float,
+    greedy: bool,
+    before: int,
+    prev: int,
+    adversary: bool = False,
 ) -> Law:
     """The laws at one context, given its target ``p = target_at(models, greedy, ...)``."""
     # q is blended from the *sampled* target, then made greedy: at match 1, q = p exactly.
-    q = draft_law(match, models.target_row(before, prev), models.draft_row(prev))
+    sampled = models.target_row(before, prev)
+    d = adversary_row(sampled) if adversary else models.draft_row(prev)
+    q = draft_law(match, sampled, d)
     return Law(p, read_only(greedy_distribution(q) if greedy else q))
 
 

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from witness.accounting import speedup_expected
 from witness.cache import RequestCache
+from witness.costing import price
 from witness.fit import SIGNIFICANCE, ChiSquare, chi_square_against, first_position
 from witness.keys import Stream, block_uniforms, sibling_uniforms
 from witness.lm import tiny_models
@@ -141,7 +142,7 @@ def _tree(
     sim = simulate_siblings(p, q, w, blocks, seed=s.seed, drafting=d, repair=s.repair, cache=cache)
     # With repair off every sibling is tested against p: its own exact acceptance.
     law, beta = sibling_law_and_acceptance(p, q, w, drafting=d, repair=s.repair)
-    speed = speedup_expected(beta, s.k, s.draft_cost, verify=True)
+    speed = speedup_expected(beta, s.k, price(s), verify=True)
     return _judged(
         "tree", label, s.repair, sim.first_token_counts, sim.accepted_per_block, p, law, beta, speed
     )
@@ -164,7 +165,7 @@ def _typical(s: Settings, p: FloatArray, q: FloatArray, blocks: int) -> MethodCh
     token = np.where(hit, drafts[np.arange(blocks), first], int(np.argmax(p)))
     counts = np.bincount(token, minlength=p.shape[0]).astype(np.int64)
     law, beta = typical_law_and_acceptance(p, q, n=w, drafting=d)
-    speed = speedup_expected(beta, s.k, s.draft_cost, verify=True)
+    speed = speedup_expected(beta, s.k, price(s), verify=True)
     return _judged("typical", label, False, counts, hit.astype(np.int64), p, law, beta, speed)
 
 

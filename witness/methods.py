@@ -56,7 +56,7 @@ def is_chain(s: Settings) -> bool:
         s.tree_width == 1
         and s.drafting != "top"
         and s.acceptance == "exact"
-        and s.draft_source == "model"
+        and s.draft_source != "lookup"
     )
 
 
@@ -116,7 +116,7 @@ def method_block(
     levels: list[Level] = []
     path: list[int] = []
     for i in range(drafts):
-        law = cache.law(s.match, s.greedy, before, prev)
+        law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
         siblings = draft_siblings_unchecked(
             law.q, s.tree_width, grids.draft[b, i], drafting=s.drafting, q_cdf=law.q_cdf
         )
@@ -199,7 +199,7 @@ def _lookup_block(
     levels: list[Level] = []
     path: list[int] = []
     for i, x in enumerate(copied):
-        law = cache.law(s.match, s.greedy, before, prev)
+        law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
         check = None
         if s.verify:
             check = verify_siblings_unchecked(

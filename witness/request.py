@@ -9,6 +9,7 @@ rejection, the residual that repaired it, or the bonus token; then the totals
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -107,7 +108,7 @@ def _first_alpha(
     if s.draft_source == "lookup":
         return 0.0
     before, prev = context_pair(models, prompt)
-    law = cache.law(s.match, s.greedy, before, prev)
+    law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
     return law.alpha if is_chain(s) else level_alpha(s, law)
 
 
@@ -119,6 +120,9 @@ class ServedPath:
     draft_passes: int
     alphas: tuple[float, ...]  # α at every drafted position, in order
     first_alpha: float  # α where the first draft is (or would be) made
+    # Tokens each target pass scored for its sequence, as (scored, passes) pairs: what a
+    # machine prices a pass by (`witness.costing`).
+    scored: tuple[tuple[int, int], ...] = ()
 
 
 def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> ServedPath:
@@ -136,6 +140,7 @@ def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> Serv
     draws = _draws(cache, settings)
     grids = None if is_chain(settings) else SiblingGrids.of(settings, cache)
     blocks = draft_passes = target_passes = 0  # target passes: counted when verify is off
+    scored: Counter[int] = Counter()
     while len(out) < settings.tokens:
         drafts = _drafts(settings, len(out))
         if grids is None:
@@ -144,6 +149,8 @@ def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> Serv
             )
             alphas.extend(law.alpha for law in laws)
             draft_passes += drafts
+            if settings.verify:
+                scored[drafts + 1] += 1
         else:
             block = method_block(
                 models,
@@ -159,6 +166,8 @@ def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> Serv
             alphas.extend(level.alpha for level in block.levels)
             draft_passes += block.draft_passes
             target_passes += block.scored > 0
+            if block.scored > 0:
+                scored[block.scored] += 1
         out.extend(result.emitted[: settings.tokens - len(out)])
         blocks += 1
     seen_first = _first_alpha(models, cache, settings, prompt_ids, alphas)
@@ -167,6 +176,7 @@ def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> Serv
         draft_passes=draft_passes,
         alphas=tuple(alphas),
         first_alpha=seen_first,
+        scored=tuple(sorted(scored.items())),
     )
 
 
@@ -235,7 +245,7 @@ def _draft_and_verify(
     draft: list[int] = []
     laws: list[Law] = []
     for i in range(drafts):  # the draft is autoregressive: each token extends the context
-        law = cache.law(s.match, s.greedy, before, prev)
+        law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
         x = sample_from_cdf(law.q, law.q_cdf, float(u_draft[i]))
         draft.append(x)
         laws.append(law)

@@ -31,7 +31,9 @@ DISTINCT_WIDTH_MAX = 2
 
 Drafting = Literal["sample", "distinct", "top"]
 Acceptance = Literal["exact", "typical"]
-DraftSource = Literal["model", "lookup"]
+DraftSource = Literal["model", "lookup", "adversary"]
+Machine = Literal["custom", "h100", "a100", "l4", "laptop"]
+Pair = Literal["llama-8b-1b", "llama-70b-8b", "t5-xxl-small"]
 
 
 def tree_nodes(width: int, depth: int) -> int:
@@ -175,7 +177,40 @@ class Settings(BaseModel):
         "model",
         title="Draft source",
         description="model: the draft model; lookup: copy what followed the last words "
-        "earlier in the prompt and text (no draft model).",
+        "earlier in the prompt and text (no draft model); adversary: a draft that blends "
+        "toward the target's least likely word instead of the draft model (an injected "
+        "failure).",
+    )
+    machine: Machine = Field(
+        "custom",
+        title="Machine",
+        description="custom: the draft cost c is the slider's and a target pass costs the same "
+        "whatever it scores; a machine prices every pass by the roofline, with the model pair, "
+        "batch and context (witness.costing).",
+    )
+    pair: Pair = Field(
+        "llama-8b-1b",
+        title="Model pair",
+        description="The target and draft whose sizes price the passes on a machine (unused "
+        "with machine custom).",
+    )
+    batch: int = Field(
+        1,
+        ge=1,
+        le=512,
+        title="Batch size",
+        description="Sequences the server decodes together, carried in from Serving; every "
+        "pass scores each of them (unused with machine custom).",
+        json_schema_extra={"step": 1},
+    )
+    context: int = Field(
+        0,
+        ge=0,
+        le=131_072,
+        title="Context (tokens)",
+        description="Tokens already in each sequence's KV cache, read by every pass; carried "
+        "in from Serving (unused with machine custom).",
+        json_schema_extra={"step": 256},
     )
 
     @field_validator("*", mode="wrap")

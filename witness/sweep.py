@@ -18,8 +18,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from witness.accounting import cost_units, draft_cost, measured_speedup, speedup_expected
+from witness.accounting import measured_speedup, priced_cost, speedup_expected
 from witness.cache import RequestCache
+from witness.costing import Costing, costing, price, priced_optimum
 from witness.ensemble import serve_ensemble
 from witness.request import serve_request
 from witness.settings import (
@@ -30,13 +31,8 @@ from witness.settings import (
     max_depth,
     tree_nodes,
 )
-from witness.theory import (
-    break_even_cost,
-    draft_length_optimum,
-    expected_speedup,
-    speculation_pays,
-)
-from witness.trace import plain
+from witness.theory import break_even_cost, expected_speedup, speculation_pays
+from witness.trace import RequestTrace, plain
 
 K_MAX = int(field_bounds("k")["max"])
 
@@ -78,8 +74,10 @@ class WidthMeasure:
     scored_per_pass: float | None
     mean_alpha: float
     verify: bool
+    scored: tuple[int, ...] = ()  # tokens each target pass scored for its sequence
 
-    def priced(self, c: float) -> WidthPoint:
+    def priced(self, cost: Costing, c: float) -> WidthPoint:
+        """This width priced by ``cost`` (the formula at ``c``, its own per-level price)."""
         return WidthPoint(
             width=self.width,
             k=self.k,
@@ -89,7 +87,7 @@ class WidthMeasure:
             draft_passes=self.draft_passes,
             mean_alpha=self.mean_alpha,
             speedup_measured=measured_speedup(
-                self.tokens, cost_units(self.target_passes, self.draft_passes, c)
+                self.tokens, priced_cost(cost, self.scored, self.draft_passes)
             ),
             speedup_expected=speedup_expected(self.mean_alpha, self.k, c, verify=self.verify),
         )
@@ -120,9 +118,15 @@ class MeasuredPoint:
     tokens: int
     target_passes: int
     draft_passes: int
+    scored: tuple[int, ...] = ()  # tokens each target pass scored for its sequence
 
-    def speedup(self, c: float) -> float | None:
-        return measured_speedup(self.tokens, cost_units(self.target_passes, self.draft_passes, c))
+    def speedup(self, cost: Costing) -> float | None:
+        return measured_speedup(self.tokens, priced_cost(cost, self.scored, self.draft_passes))
+
+
+def passes_scored(trace: RequestTrace) -> tuple[int, ...]:
+    """What each of the request's target passes scored for its sequence."""
+    return tuple(b.scored for b in trace.blocks if b.scored > 0)
 
 
 def measure_k(
@@ -136,28 +140,33 @@ def measure_k(
     cache = RequestCache() if cache is None else cache
     out = []
     for k in range(1, max_depth(settings.tree_width) + 1):
-        t = serve_request(settings.model_copy(update={"k": k}), cache=cache).totals
-        out.append(MeasuredPoint(k, t.tokens, t.target_passes, t.draft_passes))
+        trace = serve_request(settings.model_copy(update={"k": k}), cache=cache)
+        t = trace.totals
+        out.append(
+            MeasuredPoint(k, t.tokens, t.target_passes, t.draft_passes, passes_scored(trace))
+        )
     return tuple(out)
 
 
 def sweep_from(
     measured: tuple[MeasuredPoint, ...],
     alpha: float,
-    c: float,
+    settings: Settings,
     widths: tuple[WidthMeasure, ...] = (),
 ) -> KSweep:
-    """The sweep from its measured points and the station's α at draft cost ``c``.
+    """The sweep from its measured points and the station's α, priced as ``settings`` price
+    passes (`witness.costing`: on a machine every k has its own per-level price).
 
     For a tree, α is the acceptance per level and the formula is the chain's with α := β:
     a level is one draft pass, whatever its width (`witness.methods`)."""
     k_max = measured[-1].k
-    optimum = draft_length_optimum(alpha, c, k_max)
+    cost, c = costing(settings), price(settings)
+    optimum = priced_optimum(settings, alpha, k_max)
     points = tuple(
         SweepPoint(
             k=m.k,
-            speedup_measured=m.speedup(c),
-            speedup_expected=float(expected_speedup(alpha, m.k, c)),
+            speedup_measured=m.speedup(cost),
+            speedup_expected=float(expected_speedup(alpha, m.k, price(settings, m.k))),
             tokens_per_pass=m.tokens / m.target_passes if m.target_passes else None,
             break_even_cost=float(break_even_cost(alpha, m.k)),
         )
@@ -169,10 +178,15 @@ def sweep_from(
         optimal_k=optimum.k,
         optimal_k_unconstrained=optimum.unconstrained,
         speedup_limit=optimum.limit,
-        pays=speculation_pays(alpha, c),
+        # Some k pays exactly when α beats the k = 1 price (the per-level price never falls
+        # with k: `witness.costing`).
+        pays=speculation_pays(alpha, price(settings, 1)),
         points=points,
         k_max=k_max,
-        widths=tuple(w.priced(c) for w in widths),
+        widths=tuple(
+            w.priced(cost, price(settings.model_copy(update={"tree_width": w.width})))
+            for w in widths
+        ),
     )
 
 
@@ -194,7 +208,8 @@ def width_sweep(
         ):
             continue  # a tree the settings refuse
         s = settings.model_copy(update={"tree_width": w})
-        t = serve_request(s, cache=cache).totals
+        trace = serve_request(s, cache=cache)
+        t = trace.totals
         out.append(
             WidthMeasure(
                 width=w,
@@ -206,6 +221,7 @@ def width_sweep(
                 scored_per_pass=t.scored_per_pass,
                 mean_alpha=t.mean_alpha,
                 verify=s.verify,
+                scored=passes_scored(trace),
             )
         )
     return tuple(out)
@@ -224,4 +240,4 @@ def sweep_k(
     if alpha is None:
         alpha = serve_ensemble(settings, cache=cache).alpha
     widths = width_sweep(settings, cache=cache)
-    return sweep_from(measure_k(settings, cache=cache), alpha, draft_cost(settings), widths)
+    return sweep_from(measure_k(settings, cache=cache), alpha, settings, widths)

@@ -36,6 +36,7 @@ CHOICE_NOTES: dict[str, dict[str, str]] = {
     "draft_source": {
         "model": "the draft model proposes",
         "lookup": "prompt lookup copies earlier words: no draft model",
+        "adversary": "an adversarial draft: it proposes the target's least likely word",
     },
 }
 
@@ -204,7 +205,7 @@ def _notes(s: Settings) -> tuple[str, ...]:
             "With one sibling and exact acceptance this is the chain: distinct drafting "
             "changes nothing until the width is 2 or more."
         )
-    if s.tree_width == 1 and s.drafting == "top" and s.draft_source == "model":
+    if s.tree_width == 1 and s.drafting == "top" and s.draft_source != "lookup":
         notes.append(
             "One sibling drafted top is q's most likely token at every level, not a draw "
             "from q: it stands with probability p(x)."

@@ -213,7 +213,7 @@ def tree_chart(block: BlockTrace, s: Settings, prompt_words: int | None = None) 
     ``prompt_words``: the request's prompt length, to say where a lookup's copy came from."""
     assert block.levels, "tree_chart draws a block with levels"
     verified = block.result.verified
-    width = s.tree_width if s.draft_source == "model" else 1
+    width = s.tree_width if s.draft_source != "lookup" else 1
     box_w = min(150.0, (WIDTH - GUTTER - BOX_GAP * (width - 1)) / width)
     levels: list[Level] = []
     links: list[Link] = []
@@ -545,7 +545,7 @@ def _summary(
         parts.append("Verify is off: no target pass scored any of it.")
     reached = len(block.levels)
     walk = f"The walk reached {reached} of {depth} depth{'s' if depth != 1 else ''}"
-    if s.draft_source == "model" and s.tree_width > 1:
+    if s.draft_source != "lookup" and s.tree_width > 1:
         walk += f" ({walked} nodes drawn)"
     if unreached:
         what = "scored and never reached" if block.result.verified else "drafted and never used"
@@ -553,7 +553,7 @@ def _summary(
     parts.append(walk + ".")
     for i, lv in enumerate(block.levels):
         parts.append(_level_sentence(i, lv, block.result.verified))
-        if s.draft_source == "model" and 0 < len(lv.siblings) < s.tree_width:
+        if s.draft_source != "lookup" and 0 < len(lv.siblings) < s.tree_width:
             parts.append(
                 f"Only {len(lv.siblings)} of {s.tree_width} siblings could be drafted at depth "
                 f"{i + 1}: q has no other token to draw without repeating one."

@@ -43,7 +43,7 @@ def test_a_fresh_cache_starts_empty_and_fills_only_its_own_stores() -> None:
     filled = first.sizes()
     assert filled["laws"] > 0 and filled["targets"] > 0 and filled["grids"] == 3
     assert second.sizes() == {"laws": 0, "targets": 0, "grids": 0}
-    assert first.law(0.45, False, 0, 1) is not second.law(0.45, False, 0, 1)
+    assert first.law(0.45, False, 0, 1, False) is not second.law(0.45, False, 0, 1, False)
     assert RequestCache().sizes() == {"laws": 0, "targets": 0, "grids": 0}
 
 
@@ -63,7 +63,7 @@ def test_grids_can_be_shared_and_are_the_keyed_uniforms() -> None:
 
 
 def test_the_shared_laws_cannot_be_written_to() -> None:
-    law = RequestCache().law(0.3, False, 0, 1)
+    law = RequestCache().law(0.3, False, 0, 1, False)
     for row in (law.p, law.q, law.q_cdf, law.residual):
         assert not row.flags.writeable
     assert not RequestCache().uniforms(1, 3, 2, Stream.DRAFT).flags.writeable

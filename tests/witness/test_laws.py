@@ -36,13 +36,13 @@ def test_draft_law_is_the_blend_and_reaches_p() -> None:
 
 
 def test_a_law_samples_q_from_its_kept_cdf_as_sample_one_does() -> None:
-    law = RequestCache().law(0.4, False, 3, 5)
+    law = RequestCache().law(0.4, False, 3, 5, False)
     for u in [*np.linspace(0.0, 1.0 - 2.0**-53, 101), 1.0 - 2.0**-53]:
         assert sample_from_cdf(law.q, law.q_cdf, float(u)) == sample_one(law.q, float(u))
 
 
 def test_a_law_knows_its_alpha_and_distances() -> None:
-    law = RequestCache().law(0.4, False, 3, 5)
+    law = RequestCache().law(0.4, False, 3, 5, False)
     assert law.alpha == pytest.approx(acceptance_rate(law.p, law.q), abs=1e-15)
     assert law.tv("lossless") <= 1e-12
     assert law.tv("no_verify") == total_variation(law.q, law.p)

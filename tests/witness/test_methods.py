@@ -139,7 +139,7 @@ def test_the_broken_methods_are_caught_by_the_exact_check(kw: dict[str, object])
 def _law() -> witness.laws.Law:
     models = tiny_models()
     before, prev = context_pair(models, models.encode(Settings().prompt)[0])
-    return RequestCache().law(Settings().match, False, before, prev)
+    return RequestCache().law(Settings().match, False, before, prev, False)
 
 
 @pytest.mark.parametrize("drafting", ["sample", "distinct", "top"])

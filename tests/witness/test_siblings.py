@@ -416,7 +416,7 @@ def test_two_distinct_siblings_closed_form_on_the_tiny_pair(match, greedy) -> No
         _agree(p, q, 2, repair)
     cache = RequestCache()
     for before, prev in ((3, 17), (40, 41), (100, 7)):
-        law = cache.law(match, greedy, before, prev)
+        law = cache.law(match, greedy, before, prev, False)
         _agree(law.p, law.q, 2, True)
 
 

@@ -251,5 +251,5 @@ def test_two_distinct_siblings_closed_form_is_the_enumeration(pq, n, bar) -> Non
 def test_two_distinct_siblings_closed_form_on_the_tiny_pair(match) -> None:
     p, q = first_position(Settings(match=match))
     _agree(p, q, 2)
-    law = RequestCache().law(match, False, 40, 41)
+    law = RequestCache().law(match, False, 40, 41, False)
     _agree(law.p, law.q, 2)
