@@ -18,7 +18,7 @@ from app.rendering.collector import CollectBetweenRequests
 from app.rendering.pipeline import GZIP_LEVEL, Env, Pipeline
 from app.rendering.security import SecurityHeaders
 from app.rendering.templating import make_templates
-from app.routes import api, pages, route, steps, study
+from app.routes import api, pages, roofline, route, steps, study
 from app.services import Witness
 from witness.lm import tiny_models
 
@@ -69,6 +69,7 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     app.include_router(route.router)
     app.include_router(steps.router)
     app.include_router(study.router)
+    app.include_router(roofline.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/favicon.ico", include_in_schema=False)

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, partial
+from pathlib import Path
 
 import numpy as np
 
@@ -62,6 +63,7 @@ class MeasuredRoofline:
     cols: int
     repeats: int
     machine: str
+    cache_bytes: int | None  # this server's last-level cache, when the OS says
     points: tuple[MeasuredPoint, ...]
     bandwidth: float  # bytes a second, fitted
     flops: float  # floating-point operations a second, fitted
@@ -75,9 +77,37 @@ class MeasuredRoofline:
     def widest(self) -> MeasuredPoint:
         return self.points[-1]
 
+    def size_words(self) -> str:
+        """W's size against the last-level cache: '128 MiB, 4.0× the 32 MiB last-level cache'.
+
+        Examples
+        --------
+        >>> m = MeasuredRoofline(8192, 4096, 5, "", 32 * 2**20, (), 1.0, 1.0, 1.0)
+        >>> m.size_words()
+        '128 MiB, 4.0× the 32 MiB last-level cache'
+        >>> MeasuredRoofline(256, 256, 5, "", 32 * 2**20, (), 1.0, 1.0, 1.0).size_words()
+        '256 KiB, inside the 32 MiB last-level cache: this times the cache, not memory'
+        >>> MeasuredRoofline(256, 256, 5, "", None, (), 1.0, 1.0, 1.0).size_words()
+        '256 KiB; the last-level cache size is unknown here'
+        """
+        size = _bytes(self.weight_bytes)
+        if self.cache_bytes is None:
+            return f"{size}; the last-level cache size is unknown here"
+        llc = _bytes(self.cache_bytes)
+        if self.weight_bytes <= self.cache_bytes:
+            return f"{size}, inside the {llc} last-level cache: this times the cache, not memory"
+        return f"{size}, {self.weight_bytes / self.cache_bytes:.1f}× the {llc} last-level cache"
+
     def summary(self) -> str:
         """What the numbers show, in words computed from them (see `summarise`)."""
         return summarise(self.points)
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.0f} {unit}"
+    return f"{n:.0f} bytes"
 
 
 def _best_seconds(run: Callable[[], object], repeats: int) -> float:
@@ -138,6 +168,7 @@ def measure_roofline(
         cols=cols,
         repeats=repeats,
         machine=machine(),
+        cache_bytes=last_level_cache_bytes(),
         points=points,
         bandwidth=bandwidth,
         flops=flops,
@@ -145,6 +176,21 @@ def measure_roofline(
             bandwidth=bandwidth, flops=flops, bytes_per_param=BYTES_PER_FLOAT32
         ),
     )
+
+
+def last_level_cache_bytes() -> int | None:
+    """The largest cache of CPU 0 (Linux's sysfs), or None where it cannot be read."""
+    sizes = []
+    for index in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
+        try:
+            text = (index / "size").read_text().strip()
+        except OSError:
+            continue
+        unit = {"K": 2**10, "M": 2**20, "G": 2**30}.get(text[-1:], 1)
+        digits = text[:-1] if unit != 1 else text
+        if digits.isdigit():
+            sizes.append(int(digits) * unit)
+    return max(sizes, default=None)
 
 
 def machine() -> str:
@@ -212,11 +258,37 @@ def summarise(points: Sequence[MeasuredPoint]) -> str:
     return f"{head}: {shape}{still}"
 
 
+def routine_note(points: Sequence[MeasuredPoint]) -> str:
+    """Why a step at the second width, when there is one (else empty).
+
+    numpy's matmul hands a product with one column to BLAS's matrix-vector routine (gemv)
+    and wider ones to its matrix-matrix routine (gemm), which streams W differently.
+
+    Examples
+    --------
+    >>> def pt(n, r, gb):
+    ...     return MeasuredPoint(n, r * 0.01, r, gb, 1.0, 0.01)
+    >>> print(routine_note([pt(1, 1.0, 24.0), pt(2, 3.6, 6.7)]))  # doctest: +NORMALIZE_WHITESPACE
+    Why the step at 2 vectors: numpy hands one vector to BLAS's matrix-vector routine (gemv)
+    and more to its matrix-matrix routine (gemm), which here reads W at 6.7 GB/s, not 24.0.
+    >>> routine_note([pt(1, 1.0, 24.0), pt(2, 1.1, 22.0)])
+    ''
+    """
+    if len(points) < 2 or points[1].ratio <= FLAT:
+        return ""
+    one, step = points[0], points[1]
+    return (
+        f"Why the step at {step.width} vectors: numpy hands one vector to BLAS's "
+        "matrix-vector routine (gemv) and more to its matrix-matrix routine (gemm), which "
+        f"here reads W at {step.gb_per_s:.1f} GB/s, not {one.gb_per_s:.1f}."
+    )
+
+
 def format_roofline(m: MeasuredRoofline) -> str:
     """The CLI's table: width, ms, × one vector, GB/s, GFLOP/s and the model's ms."""
     lines = [
         "Measured on this server (not part of the deterministic witness):",
-        f"W is {m.rows} x {m.cols} float32 ({m.weight_bytes / 2**20:.0f} MiB), "
+        f"W is {m.rows} x {m.cols} float32 ({m.size_words()}), "
         f"best of {m.repeats} after a warm-up; {m.machine}",
         "",
         f"{'width':>5} {'ms':>9} {'x one':>7} {'GB/s':>7} {'GFLOP/s':>8} {'model ms':>9}",
@@ -233,7 +305,8 @@ def format_roofline(m: MeasuredRoofline) -> str:
         f"compute-bound past {m.compute_bound_width:.1f} vectors",
         m.summary(),
     ]
-    return "\n".join(lines)
+    note = routine_note(m.points)
+    return "\n".join([*lines, note] if note else lines)
 
 
 _LOCK = threading.Lock()

@@ -1,0 +1,178 @@
+"""The measured roofline panel: one matrix against 1 … 64 vectors, timed on this server.
+
+The numbers come from `witness.measured` (timed once per process, never on the slider
+path) and are not part of the deterministic witness; the panel says so in its label. The
+chart puts the measured time per pass beside the roofline fitted to the same run, on a
+log-2 axis of vectors per pass; measured and model differ by line style and marker shape
+as well as colour, and the table below the chart holds every number the chart draws.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from app.views import fmt
+from witness.measured import MeasuredRoofline, routine_note
+
+LABEL = "Measured on this server (not part of the deterministic witness)"
+WIDTH, HEIGHT = 640, 300
+LEFT, RIGHT, TOP, BOTTOM = 60.0, 612.0, 44.0, 252.0
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    x: float
+    y: float
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    x: float
+    y: float
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RooflineChart:
+    width: int
+    height: int
+    left: float
+    right: float
+    top: float
+    bottom: float
+    measured: tuple[Point, ...]
+    measured_path: str
+    model: tuple[Point, ...]
+    model_path: str
+    x_ticks: tuple[Tick, ...]
+    y_ticks: tuple[Tick, ...]
+    knee_x: float | None  # where the fitted model turns compute-bound, when on the axis
+    knee_label: str
+    summary: str  # the title: what is drawn and what it shows
+    caption: str  # what is drawn (the sentence stands above the chart)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    width: str
+    ms: str
+    ratio: str
+    gb_per_s: str
+    gflop_per_s: str
+    model_ms: str
+
+
+@dataclass(frozen=True, slots=True)
+class RooflineView:
+    label: str
+    setup: str
+    machine: str
+    sentence: str
+    routine_note: str  # why a step at two vectors, when there is one
+    model_note: str
+    rows: tuple[Row, ...]
+    chart: RooflineChart
+
+
+def _ms(seconds: float) -> str:
+    # fmt.ms rounds to whole milliseconds (request times); a pass here is a few ms.
+    return f"{seconds * 1e3:.2f} ms"
+
+
+def _step(top: float) -> float:
+    """A 1-2-5 tick step giving at most six ticks up to ``top``."""
+    base = 10.0 ** math.floor(math.log10(top / 6))
+    return next(m * base for m in (1.0, 2.0, 5.0, 10.0) if top / (m * base) <= 6)
+
+
+def roofline_chart(m: MeasuredRoofline, sentence: str) -> RooflineChart:
+    widest = m.widest.width
+    span = max(math.log2(widest), 1.0)
+    values_ms = [p.seconds * 1e3 for p in m.points] + [p.model_seconds * 1e3 for p in m.points]
+    step = _step(max(values_ms) * 1.1)
+    top = step * math.ceil(max(values_ms) * 1.1 / step)
+
+    def x(n: float) -> float:
+        return round(LEFT + (RIGHT - LEFT) * math.log2(n) / span, 2)
+
+    def y(ms: float) -> float:
+        return round(BOTTOM - (BOTTOM - TOP) * ms / top, 2)
+
+    measured = tuple(
+        Point(x(p.width), y(p.seconds * 1e3), f"{p.width} vectors: measured {_ms(p.seconds)}")
+        for p in m.points
+    )
+    model = tuple(
+        Point(
+            x(p.width), y(p.model_seconds * 1e3), f"{p.width} vectors: model {_ms(p.model_seconds)}"
+        )
+        for p in m.points
+    )
+    knee = m.compute_bound_width
+    on_axis = 1 < knee < widest
+    caption = (
+        f"Time of one pass over a {m.rows:,} × {m.cols:,} float32 matrix against the "
+        f"vectors it multiplies, 1 to {widest} on a doubling scale: measured on this server "
+        "(circles, solid line) beside the roofline fitted to the same run (squares, dashed "
+        "line)."
+    )
+    return RooflineChart(
+        width=WIDTH,
+        height=HEIGHT,
+        left=LEFT,
+        right=RIGHT,
+        top=TOP,
+        bottom=BOTTOM,
+        measured=measured,
+        measured_path=_path(measured),
+        model=model,
+        model_path=_path(model),
+        x_ticks=tuple(Tick(x(p.width), BOTTOM + 16.0, str(p.width)) for p in m.points),
+        y_ticks=tuple(
+            Tick(LEFT, y(i * step), f"{i * step:g}") for i in range(int(round(top / step)) + 1)
+        ),
+        knee_x=x(knee) if on_axis else None,
+        knee_label=f"model compute-bound past {knee:.1f} vectors",
+        summary=f"{caption} {sentence}",
+        caption=caption,
+    )
+
+
+def _path(points: tuple[Point, ...]) -> str:
+    return " ".join(f"{'M' if i == 0 else 'L'} {p.x} {p.y}" for i, p in enumerate(points))
+
+
+def roofline_view(m: MeasuredRoofline) -> RooflineView:
+    sentence = m.summary()
+    return RooflineView(
+        label=LABEL,
+        setup=(
+            f"W is {m.rows:,} × {m.cols:,} float32 ({m.size_words()}), times X of 1 to "
+            f"{m.widest.width} columns; each time is the best "
+            f"of {m.repeats} after a warm-up, timed once when this server first drew the panel."
+        ),
+        machine=m.machine,
+        sentence=sentence,
+        routine_note=routine_note(m.points),
+        model_note=(
+            "The model is the roofline T = max(bytes of W / bandwidth, 2 · rows · cols · n / "
+            f"flops) fitted to this run: bandwidth {m.bandwidth / 1e9:.1f} GB/s (the one-vector "
+            f"pass), flops {m.flops / 1e9:.1f} GFLOP/s (the best width), so it meets the "
+            "measurement at one vector and at the fastest width by construction and turns "
+            f"compute-bound past {m.compute_bound_width:.1f} vectors."
+        ),
+        rows=tuple(
+            Row(
+                str(p.width),
+                _ms(p.seconds),
+                fmt.speedup(p.ratio),
+                f"{p.gb_per_s:.1f}",
+                f"{p.gflop_per_s:.1f}",
+                _ms(p.model_seconds),
+            )
+            for p in m.points
+        ),
+        chart=roofline_chart(m, sentence),
+    )
