@@ -195,6 +195,10 @@ class Costing:
         return self.c + (self.verify(k + 1 if scored is None else scored) - 1.0) / k
 
     @property
+    def machine_label(self) -> str:
+        return "custom" if self.machine is None else self.machine.label
+
+    @property
     def weights_bytes(self) -> float:
         assert self.pair is not None
         return (self.pair.target.params + self.pair.draft.params) * BF16

@@ -16,10 +16,12 @@ from app.state.query import StationState
 from app.views.evidence import first_rejection_text
 from app.views.gates import invariant_view, verdict_view
 from app.views.judgement import optimum_sentence, savings
+from app.views.pricing import cost_short
 from witness import Settings
+from witness.costing import price, priced_optimum
 from witness.ensemble import Ensemble
 from witness.sweep import K_MAX
-from witness.theory import break_even_alpha, draft_length_optimum, speculation_pays
+from witness.theory import break_even_alpha, speculation_pays
 from witness.trace import RequestTrace
 
 
@@ -103,11 +105,11 @@ def speedup_boundary(s: Settings, ens: Ensemble) -> dict[str, Any]:
     within the slider's range (the sentence says when a better one lies past it).
     """
     judged = savings(ens, s)
-    optimum = draft_length_optimum(ens.alpha, s.draft_cost, K_MAX)
-    sweep_words = optimum_sentence(ens.alpha, s.draft_cost, optimum)
+    optimum = priced_optimum(s, ens.alpha, K_MAX)
+    sweep_words = optimum_sentence(ens.alpha, s, optimum)
     return {
-        "draftCost": s.draft_cost,
-        "breakEvenAlpha": round(break_even_alpha(s.k, s.draft_cost), 6),
+        "draftCost": round(price(s), 6),
+        "breakEvenAlpha": round(break_even_alpha(s.k, price(s)), 6),
         "meanAlpha": round(ens.alpha, 6),
         "optimalK": optimum.k,
         "pays": judged.status == "holds",
@@ -122,12 +124,12 @@ def next_repair(s: Settings, trace: RequestTrace, ens: Ensemble) -> str:
         return "Turn target verification back on: without it the output is the draft's q."
     if not trace.check.keeps_target:
         return "Turn sampling repair back on: only the residual keeps the target distribution."
-    optimum = draft_length_optimum(alpha, s.draft_cost, K_MAX)
+    optimum = priced_optimum(s, alpha, K_MAX)
     status = savings(ens, s).status
-    if not speculation_pays(alpha, s.draft_cost):
+    if not speculation_pays(alpha, price(s, 1)):
         return (
             f"Cheapen the draft or raise the match: no draft length pays while α ≤ c "
-            f"(α = {alpha:.2f}, c = {s.draft_cost:.2f})."
+            f"(α = {alpha:.2f}, {cost_short(s, 1)})."
         )
     best = optimum.k
     if s.k > best:
@@ -142,6 +144,6 @@ def next_repair(s: Settings, trace: RequestTrace, ens: Ensemble) -> str:
     if status != "holds":
         return (
             f"Cheapen the draft or raise the match: at k = {s.k} the savings are not shown "
-            f"over the seeded requests (α = {alpha:.2f}, c = {s.draft_cost:.2f})."
+            f"over the seeded requests (α = {alpha:.2f}, {cost_short(s)})."
         )
     return "Keep these settings and falsify the claim under the evaluation slice (station 09)."

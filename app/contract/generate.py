@@ -104,8 +104,9 @@ def contract_js() -> str:
         const("READS", list(route.READS), "The stations whose entries the carry-in checks."),
         const(
             "WORKLOAD",
-            [[w.setting, w.checkpoint] for w in route.WORKLOAD],
-            "The Serving workload: [setting (query parameter), field of checkpoint.workload].",
+            [[w.setting, w.checkpoint, w.optional] for w in route.WORKLOAD],
+            "The Serving workload: [setting (query parameter), field of checkpoint.workload, "
+            "optional: a Serving checkpoint may leave it out].",
         ),
         const(
             "SETTINGS",

@@ -32,7 +32,16 @@ KEY_PREFIX = "tsl.route."
 MEMORY_VERSION = 1
 # Settings a checkpoint saved before they existed lacks; a missing one reads as its default,
 # so those checkpoints still load (the schema leaves these, and only these, optional).
-SETTINGS_ADDED_LATER = ("tree_width", "drafting", "acceptance", "draft_source")
+SETTINGS_ADDED_LATER = (
+    "tree_width",
+    "drafting",
+    "acceptance",
+    "draft_source",
+    "machine",
+    "pair",
+    "batch",
+    "context",
+)
 EXPORT_KIND = "tsl.route-memory.export"
 # The largest stored entry the browser reads (characters); an export file may hold one per
 # station. Anything larger is kept aside as damaged, never parsed.
@@ -90,5 +99,9 @@ WORKLOAD = (
     WorkloadField("ttft_ms", "ttftMs", "TTFT", " ms"),
     WorkloadField("tpot_ms", "tpotMs", "TPOT", " ms"),
     WorkloadField("tokens", "tokensToGenerate", "Tokens to generate"),
+    # Added with the cost of a pass (issue 12): a Serving checkpoint saved before them has
+    # neither, and still loads; the station then keeps its own batch and context.
+    WorkloadField("batch", "batchSize", "Batch size", optional=True),
+    WorkloadField("context", "contextTokens", "Context", " tokens", optional=True),
 )
 WORKLOAD_FIELDS = tuple(w.setting for w in WORKLOAD)

@@ -17,7 +17,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 
 from app.contract.checkpoint import checkpoint_entry
 from app.contract.manifest import manifest
-from app.contract.route import STATIONS
+from app.contract.route import STATIONS, WORKLOAD_FIELDS
 from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.routes.api_models import CheckpointEntry, CheckpointProblems, Manifest
 from app.state.query import parse_state
@@ -81,7 +81,7 @@ def api_checkpoint(request: Request) -> dict[str, Any] | Response:
 def _serving(env: Env, _: object, __: object) -> Context:
     fields = [
         {"name": n, "label": Settings.model_fields[n].title, **field_bounds(n)}
-        for n in ("ttft_ms", "tpot_ms", "tokens", "prompt")
+        for n in WORKLOAD_FIELDS
     ]
     return Context({"fields": fields, "defaults": Settings()})
 

@@ -162,4 +162,60 @@ PRESETS: tuple[Preset, ...] = (
         },
     ),
 )
+# Issue 12: the cost of a pass on a real machine, adaptive draft length and an injected failure.
+PRESETS += (
+    Preset(
+        "batch-kills-win",
+        "The batch that kills the win",
+        "A well-matched Llama 3.1 8B / 3.2 1B pair on an H100, priced by the roofline, at "
+        "batch 256. At batch 1 verifying five tokens costs one pass and speculation is well "
+        "over 2× faster; here the verifying pass scores 1 280 tokens, is compute-bound and "
+        "costs over four plain steps, so over the seeded requests speculation is slower than "
+        "plain decoding. The output still keeps p.",
+        "From which batch does k = 4 stop paying, and which k would a server use there?",
+        {"match": 0.9, "k": 4, "machine": "h100", "pair": "llama-8b-1b", "batch": 256},
+        names_answer=True,
+    ),
+    Preset(
+        "long-context",
+        "Long context helps speculation",
+        "The same pair on an H100 at batch 128 with 2 048 tokens of context per sequence. "
+        "Every pass now also reads the batch's KV cache, which keeps the verifying pass "
+        "memory-bound: over the seeded requests speculation is faster here than at the same "
+        "batch with no context.",
+        "Why does reading more memory per pass make the drafts cheaper to check?",
+        {
+            "match": 0.9,
+            "k": 4,
+            "machine": "h100",
+            "pair": "llama-8b-1b",
+            "batch": 128,
+            "context": 2048,
+        },
+        names_answer=True,
+    ),
+    Preset(
+        "adaptive-k",
+        "Adaptive k on a mixed request",
+        "A request whose easy and hard stretches alternate: one fixed k drafts too far on the "
+        "hard words and stops short on the easy ones. Race the draft-length policies on it "
+        "(the evidence's policy race): every policy keeps p, and they differ only in how "
+        "many drafts each block pays for.",
+        "Which policy wastes the fewest draft passes, and is it the fastest?",
+        {"match": 0.6, "k": 4, "draft_cost": 0.1, "tokens": 96},
+    ),
+    Preset(
+        "adversary-recovery",
+        "A draft that never agrees, and recovery",
+        "An injected failure: the draft proposes the target's least likely word, so nothing "
+        "is ever accepted (α = 0). Every block pays k draft passes for one repaired token, "
+        "and speculation is slower than plain decoding, though the output keeps p. The "
+        "policy race shows a recovery policy that stops speculating and gets back to "
+        "plain-decoding speed.",
+        "What does each block cost here, and what should a server do when acceptance stays "
+        "below c?",
+        {"match": 0.0, "k": 4, "draft_cost": 0.1, "draft_source": "adversary"},
+        names_answer=True,
+    ),
+)
 BY_ID = {p.id: p for p in PRESETS}

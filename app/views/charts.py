@@ -506,6 +506,10 @@ def pass_chart(t: Totals, draft_cost: float) -> PassChart:
     """Cost in target-pass units: plain decoding against speculation (target + draft passes)."""
     scale = (WIDTH - 20) / max(t.baseline_cost_units, t.cost_units, 1.0)
     draft_units = draft_cost * t.draft_passes
+    # On a machine a verifying pass that scores k + 1 tokens a sequence may cost more than one
+    # plain step (`witness.costing`): the target's bar is what its passes really cost.
+    target_units = t.cost_units - draft_units
+    priced = abs(target_units - t.target_passes) > 1e-9
     plain = PassRow(
         label="Plain decoding",
         value_text=f"{t.baseline_target_passes} target passes",
@@ -515,13 +519,17 @@ def pass_chart(t: Totals, draft_cost: float) -> PassChart:
     spec = PassRow(
         label="Speculative",
         value_text=(
-            f"{t.target_passes} target passes + {t.draft_passes} draft passes × {draft_cost:.2f}"
-            f" = {t.cost_units:.1f} units"
+            (
+                f"{t.target_passes} target passes (priced {target_units:.1f})"
+                if priced
+                else f"{t.target_passes} target passes"
+            )
+            + f" + {t.draft_passes} draft passes × {draft_cost:.2f} = {t.cost_units:.1f} units"
         ),
         rects=(
-            Rect(0, 0, round(t.target_passes * scale, 2), 22, "target", "target passes"),
+            Rect(0, 0, round(target_units * scale, 2), 22, "target", "target passes"),
             Rect(
-                round(t.target_passes * scale, 2),
+                round(target_units * scale, 2),
                 0,
                 round(draft_units * scale, 2),
                 22,

@@ -6,11 +6,12 @@ a value the witness would refuse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.state.query import FieldProblem, number_text
 from app.views import fmt
 from witness import Settings
+from witness.costing import MACHINES, PAIRS, costing, price, scored_per_sequence
 from witness.lookup import NGRAM_MAX
 from witness.methods import is_chain
 from witness.settings import DISTINCT_WIDTH_MAX, TREE_NODES_MAX, field_bounds, tree_nodes
@@ -38,6 +39,10 @@ CHOICE_NOTES: dict[str, dict[str, str]] = {
         "lookup": "prompt lookup copies earlier words: no draft model",
         "adversary": "an adversarial draft: it proposes the target's least likely word",
     },
+    # The labels come from witness.costing, where each number is cited.
+    "machine": {"custom": "the c slider; every target pass costs one"}
+    | {m.id: m.label for m in MACHINES.values()},
+    "pair": {p.id: p.label for p in PAIRS.values()},
 }
 
 
@@ -89,6 +94,7 @@ class ControlsView:
     prompt: Control
     workload: tuple[Control, ...]
     drafting: DraftingView
+    cost: CostView
 
 
 def control(name: str, s: Settings, problems: tuple[FieldProblem, ...]) -> Control:
@@ -135,14 +141,23 @@ def _bound(x: object) -> str:
 
 
 def controls_view(s: Settings, problems: tuple[FieldProblem, ...]) -> ControlsView:
+    sliders = [control(n, s, problems) for n in SLIDERS]
+    if s.machine != "custom":  # the slider waits for custom: say so where it stands
+        i = SLIDERS.index("draft_cost")
+        sliders[i] = replace(
+            sliders[i],
+            help=f"Used with machine custom. On {costing(s).machine_label} c is derived from "
+            f"the model pair: now {costing(s).c:.3f} (under “Cost of a pass”).",
+        )
     return ControlsView(
-        sliders=tuple(control(n, s, problems) for n in SLIDERS),
+        sliders=tuple(sliders),
         switches=tuple(control(n, s, problems) for n in SWITCHES),
         greedy=control("greedy", s, problems),
         seed=control("seed", s, problems),
         prompt=control("prompt", s, problems),
         workload=tuple(control(n, s, problems) for n in WORKLOAD if n != "prompt"),
         drafting=drafting_view(s, problems),
+        cost=cost_view(s, problems),
     )
 
 
@@ -246,5 +261,107 @@ def drafting_view(s: Settings, problems: tuple[FieldProblem, ...]) -> DraftingVi
         summary=tree_text(s),
         depth_note=depth_text(s.tree_width),
         notes=_notes(s),
+        open=moved or any(c.error for c in controls.values()),
+    )
+
+
+# The cost-of-a-pass control: which machine prices the passes, and of what.
+COST = ("machine", "pair", "batch", "context")
+
+
+@dataclass(frozen=True, slots=True)
+class CostView:
+    """The cost-of-a-pass control and the server's words for what it prices (cost_text)."""
+
+    machine: Control
+    pair: Control
+    batch: Control
+    context: Control
+    lines: tuple[str, ...]  # what a pass costs here, with the formula's numbers
+    source: str  # where the machine's and the models' numbers come from
+    open: bool
+
+    @property
+    def controls(self) -> tuple[Control, ...]:
+        return (self.machine, self.pair, self.batch, self.context)
+
+
+def _gb(x: float) -> str:
+    return f"{x / 1e9:.1f} GB"
+
+
+def cost_lines(s: Settings) -> tuple[str, ...]:
+    """What one pass costs under ``s``, every number from `witness.costing`."""
+    cost = costing(s)
+    m, p = cost.machine, cost.pair
+    if m is None or p is None:
+        draft = (
+            "prompt lookup runs no draft model (c counts as 0)"
+            if s.draft_source == "lookup"
+            else f"a draft pass costs the slider's c = {s.draft_cost:.2f} of a target pass"
+        )
+        return (
+            f"Custom: {draft}, and a target pass costs one whatever it scores, so the batch "
+            "and the context change nothing here. Choose a machine to price every pass by "
+            "the roofline.",
+        )
+    scored = scored_per_sequence(s)
+    verify_ms = cost.seconds(p.target, scored) * 1e3
+    plain_ms, draft_ms = cost.plain_seconds * 1e3, cost.draft_seconds * 1e3
+    total = price(s)
+    lines = [
+        f"{m.label}, {p.target.label} ({p.target.params / 1e9:.2f} B parameters) with "
+        f"{p.draft.label} ({p.draft.params / 1e9:.2f} B), batch {s.batch}, "
+        f"{s.context} tokens of context.",
+        "A pass takes T = max((N·2 bytes + KV bytes) / bandwidth, 2·N·tokens / FLOP/s): "
+        f"a plain decoding step (the target scoring 1 token of each of {s.batch} "
+        f"sequence{'s' if s.batch != 1 else ''}) {plain_ms:.3f} ms, a draft pass "
+        f"{draft_ms:.3f} ms, so c = T_draft / T_target = {cost.c:.3f}"
+        + (
+            " (prompt lookup runs no draft model: c counts as 0)"
+            if s.draft_source == "lookup"
+            else ""
+        )
+        + ".",
+        f"The verifying pass scores {scored} tokens of each sequence ({s.batch * scored} in "
+        f"all): {verify_ms:.3f} ms, {cost.verify(scored):.2f} plain steps"
+        + (
+            ", no dearer than one: it is still memory-bound"
+            if cost.verify(scored) <= 1.0 + 1e-9
+            else ", dearer than one: its arithmetic now outlasts reading the weights"
+        )
+        + f". The price per draft at k = {s.k} is c + (v − 1)/k = {total:.3f}.",
+    ]
+    if s.context:
+        kv = s.batch * s.context * p.target.kv_per_token
+        lines.append(
+            f"Every target pass also reads the batch's KV cache: {s.batch} × {s.context} "
+            f"tokens × {p.target.kv_per_token / 1024:.0f} KiB = {_gb(kv)}."
+        )
+    if not cost.fits:
+        lines.append(
+            f"This does not fit: the weights ({_gb(cost.weights_bytes)}) and the KV cache "
+            f"({_gb(cost.kv_bytes)}) need more than the {_gb(m.memory)} of memory; a real "
+            "server could not run this batch at this context. The station still prices it."
+        )
+    return tuple(lines)
+
+
+def cost_view(s: Settings, problems: tuple[FieldProblem, ...]) -> CostView:
+    controls = {n: control(n, s, problems) for n in COST}
+    moved = any(getattr(s, n) != field_bounds(n)["default"] for n in COST)
+    cost = costing(s)
+    source = ""
+    if cost.machine is not None and cost.pair is not None:
+        source = (
+            f"Sources: {cost.machine.source}; {cost.pair.target.source}; {cost.pair.draft.source}."
+        )
+    return CostView(
+        machine=controls["machine"],
+        pair=controls["pair"],
+        batch=controls["batch"],
+        context=controls["context"],
+        lines=cost_lines(s),
+        source=source,
         open=moved or any(c.error for c in controls.values()),
     )

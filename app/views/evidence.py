@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from app.views import fmt
 from app.views.charts import BarChart, Gauge, PassChart, gauge, pass_chart, repair_chart
 from app.views.judgement import LEVEL, formula_gap, formula_speedup, savings, speedup_range
+from app.views.pricing import cost_short
 from app.views.tree_chart import TreeChart, ending_sentence, method_name, tree_chart
 from witness import Settings
 from witness.accounting import draft_cost, speedup_expected
 from witness.check import EXACT
+from witness.costing import costing
 from witness.ensemble import Ensemble, compare
 from witness.evaluation import SIGNIFICANCE, FirstTokenCheck
 from witness.methods import is_chain
@@ -274,7 +276,7 @@ def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Fig
         return _method_figures(trace, settings, ens)
     t = trace.totals
     per_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
-    est = ens.speedup(settings.draft_cost)
+    est = ens.speedup(costing(settings))
     drafted = f"at most k = {settings.k} per block (the last drafts only what is left)"
     return (
         Figure(
@@ -298,8 +300,8 @@ def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Fig
             "Speedup by the formula",
             fmt.speedup(formula_speedup(ens, settings)),
             f"at the station's α = {ens.alpha:.3f} (mean over every drafted position of "
-            f"{est.n} requests; this request's own {t.mean_alpha:.3f}), c = "
-            f"{settings.draft_cost:.2f}",
+            f"{est.n} requests; this request's own {t.mean_alpha:.3f}), "
+            f"{cost_short(settings)}",
         ),
         Figure(
             "Time at TPOT",
@@ -316,7 +318,7 @@ def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Fi
     t = trace.totals
     per_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
     c = draft_cost(s)
-    est = ens.speedup(c)
+    est = ens.speedup(costing(s))
     if s.draft_source == "lookup":
         passes = (
             f"prompt lookup copies its draft ({t.drafted_tokens} tokens copied): no draft "
@@ -355,7 +357,7 @@ def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Fi
             f"at the station's α = {ens.alpha:.3f} (here the chance that "
             f"{'a copied token' if s.draft_source == 'lookup' else 'a level'} stands, mean "
             f"over every depth {est.n} requests reach; this request's own "
-            f"{t.mean_alpha:.3f}), c = {c:.2f}"
+            f"{t.mean_alpha:.3f}), {cost_short(s)}"
             + (
                 " (a copied draft costs nothing; the formula assumes k copied words at every "
                 "block, and lookup copies only where the last words were seen before)"
@@ -440,7 +442,7 @@ def evidence_view(
         blocks=chips,
         detail=block_detail(trace.blocks[selected], settings, len(trace.prompt_words)),
         first_rejection=first_rejection_text(trace),
-        passes=pass_chart(trace.totals, settings.draft_cost),
+        passes=pass_chart(trace.totals, costing(settings).c),
         figures=figures(trace, settings, ens),
         formula_gap=formula_gap(ens, settings),
         alpha=ens.alpha,
@@ -486,7 +488,8 @@ def beside_chain(
     the same k, one batched draft pass per level, the same draft cost."""
     k, w = s.k, drafted_width(s)  # greedy leaves top and distinct one sibling a node
     lookup = s.draft_source == "lookup"
-    c_method, c_chain = draft_cost(s), s.draft_cost
+    # The chain twin runs the draft model, priced on the same machine as the method.
+    c_method, c_chain = costing(s), costing(s.model_copy(update={"draft_source": "model"}))
     mine, twin = ens.speedup(c_method), chain.speedup(c_chain)
     n = len(ens.seeds)
     typical = s.acceptance == "typical"
@@ -540,7 +543,7 @@ def beside_chain(
             "the whole tree is drafted, whichever path the walk takes" if w > 1 else "",
         ),
         CompareRow(
-            f"Speedup at c = {c_chain:.2f}" + (" (lookup: c = 0)" if lookup else ""),
+            f"Speedup at c = {c_chain.c:.2f}" + (" (lookup: c = 0)" if lookup else ""),
             fmt.speedup(mine.mean),
             fmt.speedup(twin.mean),
             f"{name}: {speedup_range(mine)}; the chain: {speedup_range(twin)}",

@@ -280,8 +280,7 @@ def narration(block: BlockTrace, s: Settings) -> str:
             else "One token left, so nothing was drafted"
         )
         return (
-            f"Block {block.index + 1}. {why}: a plain target pass gave '{block.final_word}' "
-            "from p."
+            f"Block {block.index + 1}. {why}: a plain target pass gave '{block.final_word}' from p."
         )
     source = "the residual" if s.repair else "resampling from p"
     for d in block.drafts:

@@ -17,8 +17,10 @@ import math
 from dataclasses import dataclass
 
 from app.views import fmt
+from app.views.pricing import cost_name, cost_now, cost_short
 from witness import Settings
 from witness.accounting import draft_cost, speedup_expected
+from witness.costing import costing, price
 from witness.ensemble import CONFIDENCE, Comparison, Ensemble, Estimate, verdict_on_one
 from witness.theory import Optimum, break_even_cost, expected_speedup, speculation_pays
 
@@ -59,7 +61,7 @@ def formula_gap(ens: Ensemble, s: Settings) -> str:
     """Why the measured mean may sit under (or over) the formula, in one sentence."""
     if not s.verify:
         return ""
-    est, formula = ens.speedup(s.draft_cost), formula_speedup(ens, s)
+    est, formula = ens.speedup(costing(s)), formula_speedup(ens, s)
     if formula is None:
         return ""
     spread = (
@@ -102,7 +104,7 @@ def savings(ens: Ensemble, s: Settings) -> Savings:
         return Savings(
             "void",
             "Savings are not earned: with target verification off no pass checks the draft, so "
-            f"the speed ({fmt.speedup(1 / s.draft_cost if s.draft_cost else None)}) is the "
+            f"the speed ({fmt.speedup(1 / costing(s).c if costing(s).c else None)}) is the "
             "draft model's own, not a speedup of the target.",
             None,
             None,
@@ -115,7 +117,7 @@ def savings(ens: Ensemble, s: Settings) -> Savings:
             "what plain decoding pays"
         )
         return Savings("fails", f"No savings: {why} (1.00×).", None, None)
-    est = ens.speedup(s.draft_cost)
+    est = ens.speedup(costing(s))
     measured, formula = ens.break_even_cost(), float(break_even_cost(ens.alpha, s.k))
     where = break_even_sentence(s, measured, formula)
     if s.draft_source == "lookup":
@@ -144,26 +146,26 @@ def savings(ens: Ensemble, s: Settings) -> Savings:
 
 def break_even_sentence(s: Settings, measured: float | None, formula: float) -> str:
     """The cost at which the current k stops paying, measured and by the formula."""
-    now = "under it" if measured is not None and s.draft_cost < measured else "past it"
+    now = "under it" if measured is not None and price(s) < measured else "past it"
     first = (
-        f"At k = {s.k} speculation pays while the draft cost stays under "
+        f"At k = {s.k} speculation pays while {cost_name(s)} stays under "
         f"{_cost(measured)} (measured; {formula:.2f} by the formula)"
     )
     rule = "" if s.k == 1 else "; the 'α > c' rule is the break-even of k = 1 only"
-    return f"{first}; c = {s.draft_cost:.2f} is {now}{rule}."
+    return f"{first}; {cost_now(s)} is {now}{rule}."
 
 
 def _cost(c: float | None) -> str:
     return "—" if c is None else f"{c:.2f}"
 
 
-def optimum_sentence(alpha: float, c: float, optimum: Optimum) -> str:
+def optimum_sentence(alpha: float, s: Settings, optimum: Optimum) -> str:
     """The formula's best k, honest about the slider's edge and about α = 1."""
-    edge = optimum.k_max
-    best = fmt.speedup(float(expected_speedup(alpha, optimum.k, c)))
+    edge, c = optimum.k_max, price(s, 1)
+    best = fmt.speedup(float(expected_speedup(alpha, optimum.k, price(s, optimum.k))))
     if not speculation_pays(alpha, c):
         return (
-            f"No k pays by the formula: α = {alpha:.2f} ≤ c = {c:.2f} is the k = 1 "
+            f"No k pays by the formula: α = {alpha:.2f} ≤ {cost_short(s, 1)} is the k = 1 "
             "break-even, and every longer draft breaks even at a lower cost still."
         )
     if optimum.unconstrained is None:

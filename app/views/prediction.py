@@ -10,7 +10,7 @@ instrument now differs from where the prediction was made.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.contract.route import Intervention
 from app.state.interventions import MOVES, apply_intervention
@@ -59,6 +59,21 @@ def prediction_view(state: StationState) -> PredictionView:
 
 
 def change_view(state: StationState) -> ChangeView | None:
+    change = _change_view(state)
+    pred = state.prediction
+    if change is None or pred is None or pred.intervention is not Intervention.CHEAPEN_DRAFT:
+        return change
+    if state.settings.machine == "custom":
+        return change
+    # On a machine the slider's c prices nothing: say so beside the move, never silently.
+    note = (
+        " On a machine c comes from the model pair, not the slider, so this moves no price: "
+        "choose machine custom under “Cost of a pass” to test a cheaper draft."
+    )
+    return replace(change, sentence=change.sentence + note)
+
+
+def _change_view(state: StationState) -> ChangeView | None:
     pred = state.prediction
     if pred is None:
         return None

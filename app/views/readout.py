@@ -16,6 +16,7 @@ from app.views.gates import Gate, InvariantView
 from app.views.judgement import LEVEL, formula_speedup
 from witness import Settings
 from witness.accounting import draft_cost
+from witness.costing import costing, price
 from witness.ensemble import Ensemble
 from witness.methods import is_chain
 from witness.settings import max_depth
@@ -60,7 +61,7 @@ class ReadoutView:
 def readout_view(
     trace: RequestTrace, ens: Ensemble, invariant: InvariantView, s: Settings
 ) -> ReadoutView:
-    t, est = trace.totals, ens.speedup(s.draft_cost)
+    t, est = trace.totals, ens.speedup(costing(s))
     per_pass = "—" if ens.tokens_per_pass is None else f"{ens.tokens_per_pass:.2f}"
     this_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
     interval = (
@@ -112,8 +113,9 @@ def _formula_caveat(ens: Ensemble, s: Settings) -> str:
 def _spark(ens: Ensemble, s: Settings, mean: float) -> Sparkline:
     k_max, c = max_depth(s.tree_width), draft_cost(s)
     ks = range(1, k_max + 1)
-    values = [float(expected_speedup(ens.alpha, k, c)) for k in ks]
+    values = [float(expected_speedup(ens.alpha, k, price(s, k))) for k in ks]
     finite_mean = mean if mean != float("inf") else None
+    priced = f"c = {c:.2f}" if s.machine == "custom" else "each k priced on the machine"
     top = max(1.5, *values, finite_mean or 0.0) * 1.1
     left, right, bottom = SPARK_PAD, SPARK_W - 4.0, SPARK_H - SPARK_PAD
 
@@ -140,8 +142,8 @@ def _spark(ens: Ensemble, s: Settings, mean: float) -> Sparkline:
         bottom=bottom,
         k_max=k_max,
         summary=(
-            f"The formula's speedup against k at α = {ens.alpha:.3f} and c = "
-            f"{c:.2f}, from {fmt.speedup(values[0])} at k = 1 to "
+            f"The formula's speedup against k at α = {ens.alpha:.3f} and "
+            f"{priced}, from {fmt.speedup(values[0])} at k = 1 to "
             f"{fmt.speedup(values[-1])} at k = {k_max}; at the current k = {s.k} it is "
             f"{fmt.speedup(here)}, and the seeded requests' mean is {fmt.speedup(mean)}."
         ),

@@ -19,12 +19,14 @@ from dataclasses import dataclass, replace
 from app.config import AppSettings
 from app.services import SLICE_BLOCKS, Witness
 from app.state.query import PREDICTION_FIELDS, FieldProblem, StationState
+from app.views.batch_chart import BatchView, batch_view
 from app.views.carry import CarryRow, carry_rows
 from app.views.classroom import ClassroomView, classroom_view
 from app.views.controls import ControlsView, controls_view
 from app.views.evidence import EvidenceView, chain_twin, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
 from app.views.prediction import PredictionView, prediction_view
+from app.views.race import RacePanel, race_panel
 from app.views.readout import ReadoutView, readout_view
 from app.views.slice import SliceView, slice_view
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
@@ -85,8 +87,10 @@ class LiveView:
     carry: tuple[CarryRow, ...]
     classroom: ClassroomView
     sweep: SweepChart | None  # None: a placeholder that fetches the sweep
+    batch: BatchView | None  # speculation against batch size (behind the prediction too)
     slice: SliceView | None  # None: a placeholder (or the button that runs the slice)
     slice_note: str
+    race: RacePanel  # the policy race: drawn on a whole page with race=1, else its button
 
     @property
     def revealed(self) -> bool:
@@ -122,6 +126,7 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
     trace = witness.trace(s)
     selected = selected_block(state, trace)
     evidence = invariant = verdict = readout = None
+    batch = None
     if state.prediction is not None:
         # One link per block: the canonical query without a block, then `block=N` (it is
         # always last), instead of re-encoding the whole state for every block.
@@ -141,6 +146,7 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
         readout = readout_view(trace, ens, invariant, s)
         cmp = witness.compare(state.prediction.base, s)
         verdict = verdict_view(state.prediction, cmp, trace, s)
+        batch = batch_view(s, ens.alpha)
     return LiveView(
         state=state,
         settings=s,
@@ -158,8 +164,10 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
         carry=carry_rows(state),
         classroom=classroom_view(state),
         sweep=None,
+        batch=batch,
         slice=None,
         slice_note=SLICE_NOTE,
+        race=race_panel(state, witness, draw=False),
     )
 
 
@@ -169,6 +177,7 @@ def station_view(state: StationState, app: AppSettings, witness: Witness) -> Sta
     parts = {name: getattr(live, name) for name in LiveView.__dataclass_fields__}
     if live.revealed:  # drawn inline on a whole page; the fragments fetch them afterwards
         parts |= {"sweep": sweep_chart(witness.sweep(s), s), "slice": _slice(state, witness)}
+        parts["race"] = race_panel(state, witness, draw=True)
     return StationView(
         **parts,
         carry_prediction=_without(state.query(), (*PREDICTION_FIELDS, "block")),

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from app.views import fmt
 from app.views.judgement import optimum_sentence
+from app.views.pricing import cost_short
 from witness import Settings
-from witness.accounting import draft_cost
+from witness.costing import costing, price
 from witness.methods import is_chain
 from witness.settings import TREE_NODES_MAX, field_bounds, tree_nodes
 from witness.sweep import KSweep
@@ -75,7 +76,7 @@ class SweepChart:
 
 
 def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
-    k_max, c = sweep.k_max, draft_cost(settings)
+    k_max = sweep.k_max
     values = [p.speedup_expected for p in sweep.points]
     values += [p.speedup_measured for p in sweep.points if p.speedup_measured is not None]
     top = max(1.5, max(values) * 1.1)
@@ -112,12 +113,12 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
     summary = " ".join(
         part
         for part in (
-            f"Speedup against draft length k at match {settings.match:.2f} and draft cost "
-            f"{c:.2f}{_method(settings)}. Measured: the request on screen (seed "
+            f"Speedup against draft length k at match {settings.match:.2f} and "
+            f"{cost_short(settings)}{_method(settings)}. Measured: the request on screen (seed "
             f"{settings.seed}) served at each k, one request per k, so it is an example "
             f"with the seed's noise. Expected: the formula at the station's α = "
             f"{sweep.alpha:.3f}.",
-            _verify_off_note(settings) or optimum_sentence(sweep.alpha, c, optimum),
+            _verify_off_note(settings) or optimum_sentence(sweep.alpha, settings, optimum),
             _range_note(settings, k_max),
             "" if not settings.verify else break_even_sentence_formula(sweep, settings),
             f"The instrument is at k = {settings.k}.",
@@ -226,7 +227,7 @@ def _verify_off_note(s: Settings) -> str:
         )
     return (
         "Verify off: no target pass at any k, so the measured curve is the draft model's own "
-        f"speed (1/c = {fmt.speedup(1 / s.draft_cost if s.draft_cost else None)}), not "
+        f"speed (1/c = {fmt.speedup(1 / costing(s).c if costing(s).c else None)}), not "
         "speculation; the formula's curve is what verification would give."
     )
 
@@ -236,10 +237,9 @@ def break_even_sentence_formula(sweep: KSweep, s: Settings) -> str:
     if s.draft_source == "lookup":
         return ""  # no draft model: no cost to break even with
     here = sweep.points[s.k - 1].break_even_cost
-    verdict = "pays" if s.draft_cost < here else "does not pay"
+    verdict = "pays" if price(s) < here else "does not pay"
     first = (
-        f"By the formula, k = {s.k} pays while c < {here:.2f} (now c = {s.draft_cost:.2f}: it "
-        f"{verdict})"
+        f"By the formula, k = {s.k} pays while c < {here:.2f} (now {cost_short(s)}: it {verdict})"
     )
     if s.k == 1:
         return f"{first}; at k = 1 that is the rule α > c."

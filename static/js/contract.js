@@ -43,8 +43,15 @@ export const STUDY_KEY = "tsl.study.speculative-decoding";
 // The stations whose entries the carry-in checks.
 export const READS = ["serving", "long-context", "kv-memory"];
 
-// The Serving workload: [setting (query parameter), field of checkpoint.workload].
-export const WORKLOAD = [["prompt", "prompt"], ["ttft_ms", "ttftMs"], ["tpot_ms", "tpotMs"], ["tokens", "tokensToGenerate"]];
+// The Serving workload: [setting (query parameter), field of checkpoint.workload, optional: a Serving checkpoint may leave it out].
+export const WORKLOAD = [
+  ["prompt", "prompt", true],
+  ["ttft_ms", "ttftMs", false],
+  ["tpot_ms", "tpotMs", false],
+  ["tokens", "tokensToGenerate", false],
+  ["batch", "batchSize", true],
+  ["context", "contextTokens", true]
+];
 
 // witness.Settings fields: kind and bounds (the v0 migration reads the kinds).
 export const SETTINGS = {
@@ -62,7 +69,19 @@ export const SETTINGS = {
   "tree_width": {"kind": "int", "type": "integer", "minimum": 1, "maximum": 4},
   "drafting": {"kind": "choice", "type": "string", "enum": ["sample", "distinct", "top"]},
   "acceptance": {"kind": "choice", "type": "string", "enum": ["exact", "typical"]},
-  "draft_source": {"kind": "choice", "type": "string", "enum": ["model", "lookup"]}
+  "draft_source": {"kind": "choice", "type": "string", "enum": ["model", "lookup", "adversary"]},
+  "machine": {
+    "kind": "choice",
+    "type": "string",
+    "enum": ["custom", "h100", "a100", "l4", "laptop"]
+  },
+  "pair": {
+    "kind": "choice",
+    "type": "string",
+    "enum": ["llama-8b-1b", "llama-70b-8b", "t5-xxl-small"]
+  },
+  "batch": {"kind": "int", "type": "integer", "minimum": 1, "maximum": 512},
+  "context": {"kind": "int", "type": "integer", "minimum": 0, "maximum": 131072}
 };
 
 // Prediction interventions.

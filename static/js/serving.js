@@ -11,11 +11,11 @@ const SERVING = "serving"; // the station this page stands in for
 
 function workloadFrom(data) {
   const workload = {};
-  for (const [setting, field] of WORKLOAD) {
+  for (const [setting, field, optional] of WORKLOAD) {
     const raw = String(data.get(setting) || "");
     if (SETTINGS[setting].kind === "str") {
       if (raw) workload[field] = raw; // an empty prompt is left out, as Serving would
-    } else workload[field] = Number(raw);
+    } else if (raw.trim() || !optional) workload[field] = Number(raw); // optional: left out
   }
   const notes = String(data.get("notes") || "").trim();
   if (notes) workload.notes = notes;
