@@ -19,6 +19,7 @@ from app.rendering.pipeline import GZIP_LEVEL, Env, Pipeline
 from app.rendering.security import SecurityHeaders
 from app.rendering.templating import make_templates
 from app.routes import api, pages, roofline, route, steps, study
+from app.routes import race as race_routes
 from app.services import Witness
 from witness.lm import tiny_models
 
@@ -70,6 +71,7 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     app.include_router(steps.router)
     app.include_router(study.router)
     app.include_router(roofline.router)
+    app.include_router(race_routes.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/favicon.ico", include_in_schema=False)

@@ -13,6 +13,7 @@ from functools import partial
 
 from app.rendering.memo import Memo
 from witness import RequestCache, RequestTrace, Settings, serve_request
+from witness.adaptive import Race, RaceEnsemble, race, race_ensemble
 from witness.costing import costing
 from witness.ensemble import Comparison, Ensemble, compare, serve_ensemble
 from witness.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first_token_check
@@ -26,6 +27,7 @@ QUICK_SLICE_BLOCKS = 10_000
 SLICE_BLOCKS = 100_000
 # Entries per cache: a trace is ~50-100 KB of small objects, a slice a few KB.
 TRACES, QUICK_CHECKS, SWEEPS, SLICES, ENSEMBLES = 256, 256, 128, 64, 256
+RACES = 64  # a race and its ensemble: five policies' blocks, a few kB
 PATHS = 4096  # a path is its α per drafted position: at most 256 floats, ~6 kB
 
 
@@ -46,6 +48,7 @@ class Witness:
         self._paths: Memo[ServedPath] = Memo(partial(serve_path, cache=c), PATHS)
         self._ensembles: Memo[Ensemble] = Memo(partial(serve_ensemble, path=self._paths), ENSEMBLES)
         self._slices: Memo[EvaluationSlice] = Memo(partial(_evaluate, cache=c), SLICES)
+        self._races: Memo[tuple[Race, RaceEnsemble]] = Memo(partial(_race, cache=c), RACES)
 
     def trace(self, settings: Settings) -> RequestTrace:
         """The served request: dragging back over a value costs nothing."""
@@ -90,6 +93,12 @@ class Witness:
         )
         return self._slices(key)
 
+    def race(self, settings: Settings) -> tuple[Race, RaceEnsemble]:
+        """The draft-length policies raced on the request, and over its seeded requests. The
+        machine and pair price the passes and set recovery's break-even, so only the
+        workload's timings are left out of the key."""
+        return self._races(settings.model_copy(update={"tpot_ms": 30.0, "ttft_ms": 200.0}))
+
     def sizes(self) -> dict[str, int]:
         """How many results each cache holds (for the benchmarks and the tests)."""
         return {
@@ -123,6 +132,10 @@ def _untimed(settings: Settings) -> Settings:
 
 def _first_token_check(key: Settings, mode: Mode, *, cache: RequestCache) -> FirstTokenCheck:
     return first_token_check(key, mode, QUICK_SLICE_BLOCKS, cache=cache)
+
+
+def _race(key: Settings, *, cache: RequestCache) -> tuple[Race, RaceEnsemble]:
+    return race(key, cache=cache), race_ensemble(key, cache=cache)
 
 
 def _evaluate(key: Settings, *, cache: RequestCache) -> EvaluationSlice:

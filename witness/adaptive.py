@@ -33,7 +33,8 @@ The policies (``K_MAX`` = 16 is the station's longest draft):
     ``RECOVERY_MIN_BLOCKS`` blocks are in the window and the measure is below the k = 1
     break-even (α < c with c = ``price(settings, 1)``), it stops speculating and takes plain
     decoding steps (one target pass, one token sampled from p with the FINAL uniform, no
-    drafts), then probes with one block of k = 1 after ``PROBE_AFTER`` plain steps. A probe
+    drafts), then probes with one block of k = 1 after ``PROBE_AFTER`` plain steps. Below c
+    on fewer blocks than that, it shrinks the next block to k = 1. A probe
     that leaves the measure below c doubles the wait (at most ``PROBE_MAX``); one that lifts
     it resumes the heuristic from k = next_k_heuristic(1, accepted). With verify off nothing
     is checked (every draft is emitted), so it is the heuristic.
@@ -120,6 +121,9 @@ class PolicyRun:
     scored: tuple[int, ...]  # tokens each target pass scored for the sequence
     cost: float  # in plain decoding steps
     speedup: float | None  # tokens / cost against plain decoding; None at cost 0
+    # The largest exact distance from p of the law the mode emits at a drafted position of
+    # this request (0 with verify and repair on, by the algebra; as the trace counts it).
+    tv_max: float = 0.0
 
     @property
     def blocks(self) -> int:
@@ -156,9 +160,14 @@ class RaceEnsemble:
 
     seeds: tuple[int, ...]
     speedups: tuple[tuple[Policy, Estimate], ...]
+    # Each policy's speedup on every seed (inf at cost 0), for paired comparisons.
+    per_request: tuple[tuple[Policy, tuple[float, ...]], ...] = ()
 
     def speedup(self, policy: Policy) -> Estimate:
         return next(e for p, e in self.speedups if p == policy)
+
+    def values(self, policy: Policy) -> tuple[float, ...]:
+        return next(v for p, v in self.per_request if p == policy)
 
 
 def raced_chain(s: Settings) -> Settings:
@@ -216,7 +225,11 @@ def race_ensemble(
         for p in POLICIES:
             speedup = _race_on(p, one, grid, cache).speedup
             values[p].append(float("inf") if speedup is None else speedup)
-    return RaceEnsemble(seeds, tuple((p, estimate(np.asarray(values[p]))) for p in POLICIES))
+    return RaceEnsemble(
+        seeds,
+        tuple((p, estimate(np.asarray(values[p]))) for p in POLICIES),
+        tuple((p, tuple(values[p])) for p in POLICIES),
+    )
 
 
 # ------------------------------------------------------------------------- the serve loop
@@ -264,8 +277,12 @@ class _Planner:
             if probing:  # the probe did not bring the measure above c: wait longer
                 self.wait = min(PROBE_MAX, 2 * self.wait)
             self.plain_left = self.wait
-        else:
-            self.wait = PROBE_AFTER
+            return
+        self.wait = PROBE_AFTER
+        if measured < self.break_even:
+            # Below break-even on too little evidence to stop: shrink to the cheapest draft,
+            # which tells as much about acceptance as a long one.
+            self.k = 1
 
 
 StopRule = Callable[[int, Law, int], bool]
@@ -294,15 +311,17 @@ def _race_on(
     accepted_l: list[int] = []
     emitted_l: list[int] = []
     scored: list[int] = []
+    tv_max = 0.0
     while len(out) < s.tokens:
         room = s.tokens - len(out)
         planned = planner.plan()
         limit = min(planned, room - 1 if s.verify else room)
         stop = _stop_rule(policy, s, grid, len(out))
-        emitted, drafted, accepted = _block(
+        emitted, drafted, accepted, tv = _block(
             models, cache, s, grid, (prompt + out, len(out)), limit, stop, peek
         )
         emitted = emitted[:room]
+        tv_max = max(tv_max, tv)
         planner.after(planned, drafted, accepted)
         planned_l.append(planned)
         drafted_l.append(drafted)
@@ -325,6 +344,7 @@ def _race_on(
         scored=tuple(scored),
         cost=cost,
         speedup=measured_speedup(s.tokens, cost),
+        tv_max=tv_max,
     )
 
 
@@ -350,11 +370,12 @@ def _block(
     limit: int,
     stop: StopRule | None,
     peek: bool,
-) -> tuple[tuple[int, ...], int, int]:
+) -> tuple[tuple[int, ...], int, int, float]:
     """Draft at most ``limit`` tokens (until ``stop``), verify them in one target pass.
 
     ``at`` is the context (prompt and output) and the output position t0 the block starts
-    at. Returns the tokens emitted (before the room cut), the drafts made and those accepted.
+    at. Returns the tokens emitted (before the room cut), the drafts made, those accepted,
+    and the largest exact TV from p of the mode's law at the drafted positions.
     """
     context, t0 = at
     before, prev = context_pair(models, context)
@@ -394,4 +415,6 @@ def _block(
         repair=s.repair,
         residual_at=lambda i: laws[i].residual,
     )
-    return result.emitted, len(draft), result.accepted
+    mode = mode_of(s.verify, s.repair)
+    tv = max((law.tv(mode) for law in laws), default=0.0)
+    return result.emitted, len(draft), result.accepted, tv

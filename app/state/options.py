@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from app.state.presets import BY_ID
 
 VIEWS = ("", "projector")
-OPTION_FIELDS = ("preset", "view", "embed", "sub", "slice")
+OPTION_FIELDS = ("preset", "view", "embed", "sub", "slice", "race")
 SUB_STEPS_MAX = 40  # draft, one target pass, up to 16 checks, the ending: far below this
 
 
@@ -23,6 +23,7 @@ class ViewOptions:
     embed: bool = False
     sub: int | None = None  # the step-through's sub-step, when one is open
     slice: bool = False  # the full evaluation slice in the Next panel
+    race: bool = False  # the draft-length policies raced, drawn inline in the evidence
 
     def query(self) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -36,6 +37,8 @@ class ViewOptions:
             out["sub"] = str(self.sub)
         if self.slice:
             out["slice"] = "1"
+        if self.race:
+            out["race"] = "1"
         return out
 
 
@@ -49,7 +52,7 @@ def parse_options(raw: Mapping[str, str], problems: list[tuple[str, str]]) -> Vi
         problems.append(("view", f"view must be projector or empty (got {view!r})"))
         view = ""
     flags = {}
-    for name in ("embed", "slice"):
+    for name in ("embed", "slice", "race"):
         value = raw.get(name, "")
         if value not in ("", "0", "1"):
             problems.append((name, f"{name} must be 0 or 1 (got {value!r})"))
@@ -65,4 +68,4 @@ def parse_options(raw: Mapping[str, str], problems: list[tuple[str, str]]) -> Vi
                 ("sub", f"sub must be an integer from 0 to {SUB_STEPS_MAX} (got {raw['sub']!r})")
             )
             sub = None
-    return ViewOptions(preset, view, flags["embed"], sub, flags["slice"])
+    return ViewOptions(preset, view, flags["embed"], sub, flags["slice"], flags["race"])

@@ -1,0 +1,156 @@
+"""The policy race panel's view model: its numbers are the witness's, its sentences true in
+every mode (lossless, repair off, verify off, greedy, match 1 and 0, the adversary, k at its
+ends, one and two tokens, a tree raced as its chain)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.views.race import RaceView, race_fragment, race_panel, race_view, verdict
+from tests.app.forms import PREDICTED
+from tests.app.view_models import WITNESS, state_of
+from witness import Settings
+from witness.adaptive import POLICIES, race, race_ensemble
+from witness.ensemble import Estimate
+
+
+def _view(**kw: object) -> tuple[RaceView, Settings]:
+    s = Settings(**kw)  # type: ignore[arg-type]
+    r, e = WITNESS.race(s)
+    return race_view(r, e), s
+
+
+def test_the_numbers_are_the_witness_s() -> None:
+    s = Settings()
+    r, e = race(s), race_ensemble(s)
+    assert WITNESS.race(s) == (r, e)
+    view = race_view(r, e)
+    assert [row.policy for row in view.rows] == list(POLICIES)
+    for row, run in zip(view.rows, r.runs, strict=True):
+        est = e.speedup(run.policy)
+        assert row.target_passes == str(run.target_passes)
+        assert row.draft_passes == str(run.draft_passes)
+        assert row.cost == f"{run.cost:.1f}"
+        assert row.speedup == f"{run.speedup:.2f}×"
+        assert row.mean == f"{est.mean:.2f}×"
+        assert row.interval == f"{est.ci_low:.2f}–{est.ci_high:.2f}×"
+        assert row.ks.startswith(", ".join(str(d) for d in run.drafted[:3]))
+        assert row.verdict == verdict(est)
+    # One chart row per policy, one marker per block, each marker shape its own.
+    assert [len(c.points) for c in view.chart.rows] == [run.blocks for run in r.runs]
+    assert len({c.marker for c in view.chart.rows}) == len(POLICIES)
+    assert len({c.dash for c in view.chart.rows}) == len(POLICIES)
+    assert view.substitution == ""
+    assert "48 target passes" in view.plain
+
+
+def test_lossless_every_policy_keeps_p_and_the_verdicts_come_from_the_ensemble() -> None:
+    view, _ = _view()
+    assert {row.correctness for row in view.rows} == {"keeps p"}
+    assert all("seeded requests" in row.savings for row in view.rows)
+    assert "32 seeded requests" in view.best
+    assert "oracle" in view.best and "no server can run" in view.best
+
+
+@pytest.mark.parametrize("kw", [{"repair": False}, {"verify": False}])
+def test_a_broken_switch_loses_p_for_every_policy(kw: dict[str, object]) -> None:
+    view, _ = _view(**kw)
+    assert {row.correctness for row in view.rows} == {"does not keep p"}
+    said = "verify off" if "verify" in kw else "repair off"
+    assert all(said in row.correctness_note for row in view.rows)
+    assert all("TV" in row.correctness_note for row in view.rows)
+    if "verify" in kw:
+        assert "nothing is checked" in view.intro
+        assert all("unchecked" in row.savings for row in view.rows)
+
+
+def test_where_the_switch_cannot_matter_it_says_so_not_that_the_rule_keeps_p() -> None:
+    view, _ = _view(match=1.0, repair=False)
+    assert {row.correctness for row in view.rows} == {"keeps p here (not by the rule)"}
+    one, _ = _view(tokens=1, repair=False)
+    assert {row.correctness for row in one.rows} == {"keeps p here (nothing drafted)"}
+
+
+def test_the_adversary_is_slower_and_recovery_is_best() -> None:
+    view, _ = _view(draft_source="adversary", match=0.0, draft_cost=0.1)
+    by = {row.policy: row for row in view.rows}
+    assert by["fixed"].verdict == "slower"
+    assert "recovery's" in view.best
+    assert "None of them is faster than plain decoding" in view.best
+    assert "no more" in view.best  # the oracle cannot help a draft that is always rejected
+    assert {row.correctness for row in view.rows} == {"keeps p"}
+
+
+def test_one_token_is_plain_decoding_for_every_policy() -> None:
+    view, _ = _view(tokens=1)
+    assert {row.verdict for row in view.rows} == {"the same"}
+    assert "every policy is plain decoding" in view.best
+    assert {row.draft_passes for row in view.rows} == {"0"}
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"greedy": True},
+        {"match": 0.0},
+        {"k": 1},
+        {"k": 16},
+        {"tokens": 2},
+        {"verify": False, "draft_cost": 0.0},
+        {"machine": "h100"},
+    ],
+)
+def test_every_mode_renders_sentences(kw: dict[str, object]) -> None:
+    view, s = _view(**kw)
+    assert view.intro.startswith(f"One seeded request (seed {s.seed}, {s.tokens} tokens")
+    for row in view.rows:
+        assert row.verdict in ("faster", "slower", "within noise", "the same", "unbounded")
+        assert row.correctness and row.correctness_note and row.savings
+    assert view.best.endswith(".")
+    if kw.get("draft_cost") == 0.0:
+        assert "unbounded" in view.best
+        assert {row.verdict for row in view.rows} == {"unbounded"}
+
+
+@pytest.mark.parametrize(
+    ("kw", "words"),
+    [
+        ({"tree_width": 2, "k": 3}, "a token tree of width 2"),
+        ({"draft_source": "lookup"}, "prompt lookup"),
+        ({"acceptance": "typical"}, "typical acceptance"),
+    ],
+)
+def test_a_method_beside_the_chain_races_its_chain_and_says_so(
+    kw: dict[str, object], words: str
+) -> None:
+    view, _ = _view(**kw)
+    assert words in view.substitution
+    assert "only the chain is raced" in view.substitution
+
+
+def test_the_panel_is_behind_the_prediction_and_drawn_only_when_asked() -> None:
+    locked = race_panel(state_of("/station?race=1"), WITNESS, draw=True)
+    assert (locked.revealed, locked.race) == (False, None)
+    entry = race_panel(state_of(f"/station?{PREDICTED}"), WITNESS, draw=True)
+    assert entry.revealed and entry.race is None
+    assert "race=1" in entry.links.page and entry.links.page.endswith("#race")
+    assert entry.links.fragment.startswith("/station/race?")
+    drawn = race_panel(state_of(f"/station?{PREDICTED}&race=1"), WITNESS, draw=True)
+    assert drawn.race is not None
+    # An evidence fragment never draws it (draw=False), whatever the URL says.
+    assert race_panel(state_of(f"/station?{PREDICTED}&race=1"), WITNESS, draw=False).race is None
+    fragment = race_fragment(state_of(f"/station/race?{PREDICTED}&race=7"), WITNESS)
+    assert fragment.race.race is not None
+    assert any("race must be 0 or 1" in m for m in fragment.race.problems)
+
+
+def test_verdict_rule() -> None:
+    def est(mean: float, lo: float, hi: float, low: float = 0.5, high: float = 2.0) -> Estimate:
+        return Estimate(mean, 0.1, low, high, lo, hi, 32)
+
+    assert verdict(est(1.5, 1.2, 1.8)) == "faster"
+    assert verdict(est(0.8, 0.7, 0.9)) == "slower"
+    assert verdict(est(1.005, 1.001, 1.009)) == "within noise"  # under the 1% margin
+    assert verdict(est(1.1, 0.9, 1.3)) == "within noise"
+    assert verdict(est(1.0, 1.0, 1.0, 1.0, 1.0)) == "the same"
+    assert verdict(est(float("inf"), float("inf"), float("inf"))) == "unbounded"
