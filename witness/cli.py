@@ -7,6 +7,7 @@ Every Settings field is an option with its range in the help, taken from the mod
     python -m witness eval --repair off
     python -m witness json --seed 9 > trace.json
     python -m witness roofline    # measured on this machine, not deterministic (measured.py)
+    python -m witness batch --machine h100 --match 0.9    # the best k per batch size
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
+from witness.batching import BatchTable, batch_table
+from witness.costing import costing, scored_per_sequence
+from witness.ensemble import serve_ensemble
 from witness.evaluation import evaluate
 from witness.measured import format_roofline, measured_here
 from witness.request import serve_request
@@ -34,7 +38,10 @@ def _parser() -> argparse.ArgumentParser:
         description="Speculative decoding, one served request at a time (deterministic).",
     )
     parser.add_argument(
-        "view", choices=["trace", "sweep", "eval", "json", "roofline"], nargs="?", default="trace"
+        "view",
+        choices=["trace", "sweep", "eval", "json", "roofline", "batch"],
+        nargs="?",
+        default="trace",
     )
     for name, info in Settings.model_fields.items():
         kind = field_bounds(name)["kind"]
@@ -48,6 +55,19 @@ def _parser() -> argparse.ArgumentParser:
         )
     parser.add_argument("--blocks", type=int, default=100_000, help="blocks per mode for 'eval'")
     return parser
+
+
+def _priced(trace: RequestTrace) -> list[str]:
+    """On a machine, what a unit is: the passes' prices (`witness.costing`)."""
+    s = Settings(**trace.settings)
+    cost, scored = costing(s), scored_per_sequence(s)
+    if cost.machine is None or cost.pair is None:
+        return []
+    return [
+        f"priced on {cost.machine.label}: {cost.pair.label}, batch {s.batch}, context "
+        f"{s.context}; a unit is a plain step of {cost.plain_seconds * 1e3:.3f} ms, c = "
+        f"{cost.c:.3f}, a verifying pass of {scored} tokens {cost.verify(scored):.3f} units"
+    ]
 
 
 def _fmt(x: float | None, unit: str = "") -> str:
@@ -101,6 +121,7 @@ def format_trace(trace: RequestTrace) -> str:
         f"tokens {t.tokens} | target passes {t.target_passes} "
         f"(plain decoding {t.baseline_target_passes})"
         f" | draft passes {t.draft_passes} | cost {t.cost_units:.2f} units",
+        *_priced(trace),
         f"speedup measured {_fmt(t.speedup_measured, 'x')} "
         f"| expected {_fmt(t.speedup_expected, 'x')}"
         f" at mean alpha {t.mean_alpha:.3f}",
@@ -109,6 +130,32 @@ def format_trace(trace: RequestTrace) -> str:
         f" -> {'target kept' if c.keeps_target else 'target NOT kept'}",
         "marks: * repaired from the residual, + bonus from p, ? unchecked draft",
     ]
+    return "\n".join(lines)
+
+
+def format_batch(s: Settings, table: BatchTable) -> str:
+    """The best k per batch size on the settings' machine, by the formula at the station's α."""
+    cost = costing(s)
+    if cost.machine is None or cost.pair is None:
+        return (
+            "machine custom: every target pass costs one whatever it scores, so the batch "
+            "changes nothing (choose --machine h100, a100, l4 or laptop)"
+        )
+    lines = [
+        f"{cost.pair.label} on {cost.machine.label}, context {s.context}, "
+        f"alpha {table.alpha:.3f} (the station's, over its seeded requests), k = {table.k}",
+        f"{'batch':>5} {'plain ms':>9} {'verify ms':>9} {'price':>7} {'at k':>7} "
+        f"{'best k':>6} {'best':>7} {'fits':>5}",
+    ]
+    for p in table.points:
+        lines.append(
+            f"{p.batch:>5} {p.plain_seconds * 1e3:>9.3f} {p.verify_seconds * 1e3:>9.3f} "
+            f"{p.price:>7.3f} {p.speedup:>6.3f}x {p.best_k:>6} {p.best_speedup:>6.3f}x "
+            f"{'yes' if p.fits else 'no':>5}"
+        )
+    here = "never" if table.stops_paying is None else f"from batch {table.stops_paying}"
+    none = "never" if table.none_pays is None else f"from batch {table.none_pays}"
+    lines.append(f"k = {table.k} stops paying: {here}; no k pays: {none}")
     return "\n".join(lines)
 
 
@@ -150,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(serve_request(settings).to_dict(), indent=2))
     elif args.view == "roofline":
         print(format_roofline(measured_here()))
+    elif args.view == "batch":
+        print(format_batch(settings, batch_table(settings, serve_ensemble(settings).alpha)))
     elif args.view == "sweep":
         sweep = sweep_k(settings)
         print(

@@ -12,9 +12,16 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from app.routes.api_models import Distributions, EvaluationSlice, KSweep, RequestTrace
+from app.routes.api_models import (
+    BatchTable,
+    Distributions,
+    EvaluationSlice,
+    KSweep,
+    RequestTrace,
+)
 from app.services import Witness
 from witness import Settings, acceptance_rate, output_distribution, residual
+from witness.batching import batch_table
 from witness.evaluation import evaluate, first_position
 from witness.lm import tiny_models
 
@@ -36,6 +43,13 @@ def trace(request: Request, settings: SettingsQuery) -> RequestTrace:
 def sweep(request: Request, settings: SettingsQuery) -> KSweep:
     # Not the page's cached sweep: that one is keyed without k, and this answer names it.
     return _witness(request).sweep(settings)
+
+
+@router.get("/batch", summary="Speedup against batch size: the best k per batch, by the formula")
+def batch(request: Request, settings: SettingsQuery) -> BatchTable:
+    """Each batch priced on the settings' machine (`machine=custom`: every row alike), at the
+    station's α over the state's seeded requests."""
+    return batch_table(settings, _witness(request).ensemble(settings).alpha)
 
 
 @router.get("/distributions", summary="Exact laws at the request's first drafted position")

@@ -22,11 +22,13 @@ from typing_extensions import TypedDict
 
 from app.contract.route import Intervention
 from witness import RequestTrace, Settings
+from witness.batching import BatchTable
 from witness.evaluation import EvaluationSlice
 from witness.modes import Mode
 from witness.sweep import KSweep
 
 __all__ = [
+    "BatchTable",
     "CheckpointEntry",
     "CheckpointProblems",
     "Distributions",

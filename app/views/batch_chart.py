@@ -1,9 +1,9 @@
 """Speculation against batch size: where verification stops being free (the sweep's batch axis).
 
-Every number is the formula at the station's α with each batch priced as the state prices it
-(`witness.costing`): the speedup at the current k, the best k for each batch and its speedup,
-and the batch from which the current k, and then every k, stops paying. With machine custom a
-pass costs the same at any batch, and the panel says so instead of drawing a flat line.
+The numbers are `witness.batching`'s table, at the station's α: the speedup at the current k,
+the best k for each batch and its speedup, and the batch from which the current k, and then
+every k, stops paying. With machine custom a pass costs the same at any batch, and the panel
+says so instead of drawing a flat line.
 """
 
 from __future__ import annotations
@@ -13,13 +13,16 @@ from math import log2
 
 from app.views import fmt
 from witness import Settings
-from witness.costing import costing, price, priced_optimum, scored_per_sequence
-from witness.settings import field_bounds, max_depth
-from witness.theory import expected_speedup, speculation_pays
+from witness.batching import (
+    BATCH_MAX,
+    BATCHES,
+    BatchTable,
+    at_batch,
+    batch_table,
+    speedup_at,
+)
+from witness.costing import costing, price, scored_per_sequence
 
-BATCH_MAX = int(field_bounds("batch")["max"])
-# The rows of the table and the chart's points: powers of two up to the batch's range.
-BATCHES = tuple(2**i for i in range(BATCH_MAX.bit_length()) if 2**i <= BATCH_MAX)
 WIDTH, HEIGHT = 640, 260
 LEFT, RIGHT, TOP, BOTTOM = 56.0, 620.0, 24.0, 210.0
 
@@ -67,33 +70,6 @@ class BatchView:
     bottom: float = BOTTOM
 
 
-def _at(s: Settings, batch: int) -> Settings:
-    return s.model_copy(update={"batch": batch})
-
-
-def speedup_at(s: Settings, alpha: float, batch: int, k: int | None = None) -> float:
-    """The formula's speedup at ``batch`` and draft length ``k`` (the settings' own)."""
-    depth = s.k if k is None else k
-    return float(expected_speedup(alpha, depth, price(_at(s, batch), depth)))
-
-
-def stops_paying(s: Settings, alpha: float) -> tuple[int | None, int | None]:
-    """The first batch at which the current k no longer pays, and at which no k pays.
-
-    Scanned over every batch of the range (the price grows with the batch once the
-    verifying pass is compute-bound, so each is a threshold); None when it pays throughout.
-    """
-    here = none = None
-    for b in range(1, BATCH_MAX + 1):
-        if here is None and speedup_at(s, alpha, b) <= 1.0:
-            here = b
-        if none is None and not speculation_pays(alpha, price(_at(s, b), 1)):
-            none = b
-        if here is not None and none is not None:
-            break
-    return here, none
-
-
 def batch_view(s: Settings, alpha: float) -> BatchView:
     if not s.verify:
         return BatchView(
@@ -107,30 +83,24 @@ def batch_view(s: Settings, alpha: float) -> BatchView:
             "changes nothing: choose a machine under “Cost of a pass” to see speculation "
             "against batch size."
         )
-    k_max = max_depth(s.tree_width)
+    table = batch_table(s, alpha)
     rows, at_k, best = [], [], []
     values: list[float] = []
-    for b in BATCHES:
-        sb = _at(s, b)
-        cb = costing(sb)
-        optimum = priced_optimum(sb, alpha, k_max)
-        here = speedup_at(s, alpha, b)
-        top = float(expected_speedup(alpha, optimum.k, price(sb, optimum.k)))
-        verify = cb.seconds(cost.pair.target, scored_per_sequence(s))
+    for pt in table.points:
         rows.append(
             BatchRow(
-                batch=b,
-                plain_ms=f"{cb.plain_seconds * 1e3:.2f}",
-                verify_ms=f"{verify * 1e3:.2f}",
-                price=f"{price(sb):.3f}",
-                speedup=fmt.speedup(here),
-                best_k=optimum.k,
-                best_speedup=fmt.speedup(top),
-                fits=cb.fits,
-                current=b == s.batch,
+                batch=pt.batch,
+                plain_ms=f"{pt.plain_seconds * 1e3:.2f}",
+                verify_ms=f"{pt.verify_seconds * 1e3:.2f}",
+                price=f"{pt.price:.3f}",
+                speedup=fmt.speedup(pt.speedup),
+                best_k=pt.best_k,
+                best_speedup=fmt.speedup(pt.best_speedup),
+                fits=pt.fits,
+                current=pt.batch == s.batch,
             )
         )
-        values += [here, top]
+        values += [pt.speedup, pt.best_speedup]
     ceiling = max(1.5, max(values) * 1.1)
 
     def x(b: int) -> float:
@@ -153,7 +123,7 @@ def batch_view(s: Settings, alpha: float) -> BatchView:
     y_ticks = tuple((y(i * step), f"{i * step:g}×") for i in range(int(ceiling // step) + 1))
     x_ticks = tuple((x(b), str(b)) for b in BATCHES)
     return BatchView(
-        summary=_summary(s, alpha),
+        summary=_summary(s, alpha, table),
         rows=tuple(rows),
         at_k=tuple(at_k),
         best=tuple(best),
@@ -167,9 +137,9 @@ def batch_view(s: Settings, alpha: float) -> BatchView:
     )
 
 
-def _summary(s: Settings, alpha: float) -> str:
+def _summary(s: Settings, alpha: float, table: BatchTable) -> str:
     cost = costing(s)
-    here, none = stops_paying(s, alpha)
+    here, none = table.stops_paying, table.none_pays
     now = speedup_at(s, alpha, s.batch)
     first = (
         f"By the formula at the station's α = {alpha:.3f} on {cost.machine_label}: at batch "
@@ -180,7 +150,7 @@ def _summary(s: Settings, alpha: float) -> str:
     elif here == 1:
         at_k = f"k = {s.k} does not pay even at batch 1."
     else:
-        there = costing(_at(s, here))
+        there = costing(at_batch(s, here))
         why = (
             "scoring the drafts of every sequence makes the verifying pass compute-bound, and "
             "it costs more than the tokens it saves"
@@ -189,17 +159,18 @@ def _summary(s: Settings, alpha: float) -> str:
         )
         before, after = speedup_at(s, alpha, here - 1), speedup_at(s, alpha, here)
         at_k = (
-            f"k = {s.k} stops paying from batch {here} ({fmt.speedup(before)} at {here - 1}, "
-            f"{fmt.speedup(after)} at {here}): past there {why}."
+            f"k = {s.k} stops paying from batch {here} ({before:.3f}× at {here - 1}, "
+            f"{after:.3f}× at {here}): past there {why}."
         )
     if none is None:
         any_k = "Some k pays at every batch in the range (the best k per batch is in the table)."
     elif none == 1:
-        any_k = "No k pays at any batch: α is under even k = 1's price."
+        any_k = "No k pays at any batch: α is at or under even k = 1's price."
     else:
         any_k = (
-            f"From batch {none} no k pays (α = {alpha:.2f} ≤ k = 1's price per draft, "
-            f"{price(_at(s, none), 1):.2f}): a serving system switches speculation off there."
+            f"From batch {none} no k pays (α = {alpha:.3f} ≤ k = 1's price per draft, "
+            f"{price(at_batch(s, none), 1):.3f}): a serving system switches speculation off "
+            "there."
         )
     return f"{first} {at_k} {any_k}"
 

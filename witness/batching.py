@@ -1,0 +1,98 @@
+"""Speculation against batch size: the table a serving system would use to pick k per batch.
+
+Every number is the formula at an acceptance rate α with each batch priced as the settings
+price passes (`witness.costing`): the speedup at the settings' k, the best k for that batch
+and its speedup, and the batch from which the settings' k, and then every k, stops paying.
+The price per draft never falls as the batch grows (a verifying pass only gets nearer to
+compute-bound), so each "stops paying" is a threshold, found by scanning every batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from witness.costing import costing, price, priced_optimum, scored_per_sequence
+from witness.settings import Settings, field_bounds, max_depth
+from witness.theory import expected_speedup, speculation_pays
+from witness.trace import plain
+
+BATCH_MAX = int(field_bounds("batch")["max"])
+# The table's rows: powers of two through the batch's range.
+BATCHES = tuple(2**i for i in range(BATCH_MAX.bit_length()) if 2**i <= BATCH_MAX)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchPoint:
+    batch: int
+    plain_seconds: float  # one plain decoding step: a target pass over the batch
+    verify_seconds: float  # the verifying pass of a full block at the settings' k
+    price: float  # the price per draft at the settings' k, in plain steps
+    speedup: float  # the formula at the settings' k
+    best_k: int  # the formula's best k for this batch, within the k range
+    best_speedup: float
+    fits: bool  # both models' weights and the batch's KV cache fit in memory
+
+
+@dataclass(frozen=True, slots=True)
+class BatchTable:
+    alpha: float
+    k: int
+    points: tuple[BatchPoint, ...]
+    stops_paying: int | None  # the first batch at which the settings' k does not pay
+    none_pays: int | None  # the first batch at which no k pays (α ≤ k = 1's price)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = plain(asdict(self))
+        return out
+
+
+def at_batch(s: Settings, batch: int) -> Settings:
+    return s.model_copy(update={"batch": batch})
+
+
+def speedup_at(s: Settings, alpha: float, batch: int, k: int | None = None) -> float:
+    """The formula's speedup at ``batch`` and draft length ``k`` (the settings' own)."""
+    depth = s.k if k is None else k
+    return float(expected_speedup(alpha, depth, price(at_batch(s, batch), depth)))
+
+
+def stops_paying(s: Settings, alpha: float) -> tuple[int | None, int | None]:
+    """The first batch at which the settings' k no longer pays, and at which no k pays;
+    None when it pays at every batch of the range."""
+    here = none = None
+    for b in range(1, BATCH_MAX + 1):
+        if here is None and speedup_at(s, alpha, b) <= 1.0:
+            here = b
+        if none is None and not speculation_pays(alpha, price(at_batch(s, b), 1)):
+            none = b
+        if here is not None and none is not None:
+            break
+    return here, none
+
+
+def batch_table(s: Settings, alpha: float) -> BatchTable:
+    """The formula against batch size for ``s`` on its machine (custom: every row alike)."""
+    k_max = max_depth(s.tree_width)
+    points = []
+    for b in BATCHES:
+        sb = at_batch(s, b)
+        cost = costing(sb)
+        best = priced_optimum(sb, alpha, k_max)
+        verify = (
+            cost.seconds(cost.pair.target, scored_per_sequence(s)) if cost.pair is not None else 0.0
+        )
+        points.append(
+            BatchPoint(
+                batch=b,
+                plain_seconds=cost.plain_seconds,
+                verify_seconds=verify,
+                price=price(sb),
+                speedup=speedup_at(s, alpha, b),
+                best_k=best.k,
+                best_speedup=float(expected_speedup(alpha, best.k, price(sb, best.k))),
+                fits=cost.fits,
+            )
+        )
+    here, none = stops_paying(s, alpha)
+    return BatchTable(alpha, s.k, tuple(points), here, none)
