@@ -262,11 +262,14 @@ def prices(s: Settings, ks: NDArray[np.int64]) -> FloatArray:
     if cost.machine is None or cost.pair is None:
         return np.full(ks.shape, cost.c)
     width = drafted_width(s)
-    scored = ks + 1 if width == 1 else np.array([1 + tree_nodes(width, int(k)) for k in ks])
     t, m = cost.pair.target, cost.machine
     memory = (t.params * BF16 + cost.batch * cost.context * t.kv_per_token) / m.bandwidth
-    seconds = np.maximum(memory, 2.0 * t.params * cost.batch * scored / m.flops)
-    out: FloatArray = cost.c + (seconds / cost.plain_seconds - 1.0) / ks
+    # A tree's nodes, w + w² + … + w^k, in floats: past the width's range (where the search
+    # for its unconstrained best k goes) they overflow to inf, a pass no k can afford.
+    with np.errstate(over="ignore"):
+        nodes = width * (np.float64(width) ** ks - 1.0) / (width - 1) if width > 1 else ks
+        seconds = np.maximum(memory, 2.0 * t.params * cost.batch * (1.0 + nodes) / m.flops)
+        out: FloatArray = cost.c + (seconds / cost.plain_seconds - 1.0) / ks
     return out
 
 
@@ -275,12 +278,14 @@ def priced_optimum(s: Settings, alpha: float, k_max: int) -> Optimum:
 
     With machine custom this is `draft_length_optimum`. On a machine the verifying pass
     grows dearer with k once it is compute-bound, so the best k is finite: searched over
-    `K_SEARCH_ON_MACHINE` lengths for a chain, within the width's range for a tree.
+    `K_SEARCH_ON_MACHINE` lengths, for a tree too (past its width's range the best k is
+    "past the slider", as with custom; it is never "no finite optimum", since a deep
+    enough tree makes every pass compute-bound).
     """
     cost = costing(s)
     if cost.machine is None:
         return draft_length_optimum(alpha, cost.c, k_max)
-    top = K_SEARCH_ON_MACHINE if drafted_width(s) == 1 else k_max
+    top = K_SEARCH_ON_MACHINE
     ks = np.arange(1, top + 1)
     if alpha >= 1.0:
         tokens = ks + 1.0

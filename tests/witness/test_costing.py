@@ -314,3 +314,19 @@ def test_the_adversary_without_repair_loses_p() -> None:
     """Teeth for the check above: the same failing draft, repair off, is caught."""
     trace = serve_request(Settings(draft_source="adversary", match=0.0, repair=False))
     assert not trace.check.keeps_target and trace.check.tv_max > EXACT
+
+
+@pytest.mark.parametrize(("width", "batch"), [(2, 1), (3, 1), (2, 64), (4, 1)])
+def test_a_trees_priced_optimum_is_finite_and_may_lie_past_its_range(
+    width: int, batch: int
+) -> None:
+    """A tree's deeper levels are priced like its others (every node scored in the pass), so
+    its best depth is a finite k, past the width's range when the passes stay memory-bound,
+    never "no finite optimum" (the search once stopped at the range's edge and said that)."""
+    s = on(tree_width=width, k=1, batch=batch)
+    k_max = max_depth(width)
+    o = priced_optimum(s, 0.9, k_max)
+    far = [float(expected_speedup(0.9, k, price(s, k))) for k in range(1, 41)]
+    assert o.unconstrained == _argmax_first(far) and o.limit is None
+    assert o.k == _argmax_first(far[:k_max])
+    assert o.past_range == (o.unconstrained > k_max)
