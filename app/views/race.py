@@ -151,6 +151,9 @@ class RacePanel:
     race: RaceView | None  # None: the button that runs the race
     links: RaceLinks
     problems: tuple[str, ...]  # the fragment's refused values (the page shows its own)
+    # The URL asks for the race (race=1) but this answer does not draw it (an evidence
+    # fragment after a slider move): the placeholder fetches it as soon as it is swapped in.
+    asked: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +174,7 @@ def race_panel(state: StationState, witness: Witness, *, draw: bool) -> RacePane
     view = None
     if revealed and draw and state.options.race:
         view = race_view(*witness.race(state.settings))
-    return RacePanel(revealed, view, race_links(state), ())
+    return RacePanel(revealed, view, race_links(state), (), asked=state.options.race)
 
 
 def race_fragment(state: StationState, witness: Witness) -> RaceFragment:

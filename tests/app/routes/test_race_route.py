@@ -52,6 +52,7 @@ def test_the_page_offers_the_race_as_a_button_and_draws_it_with_race_1(
     assert 'data-testid="chart-race"' not in page.text  # never on the slider path
     evidence = client.get(f"/station/evidence?{PREDICTED}&race=1")
     assert 'data-testid="race-entry"' in evidence.text  # a fragment never waits for it
+    assert 'hx-trigger="load"' in evidence.text.split('id="race"')[1].split(">")[0]  # it follows
     drawn = client.get(f"/station?{PREDICTED}&race=1")
     assert drawn.status_code == 200
     assert 'data-testid="race-table"' in drawn.text
