@@ -12,9 +12,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from witness.costing import costing, price, priced_optimum, scored_per_sequence
+import numpy as np
+from numpy.typing import NDArray
+
+from witness.costing import costing, price, priced_optimum, prices_by_batch, scored_per_sequence
 from witness.settings import Settings, field_bounds, max_depth
-from witness.theory import expected_speedup, speculation_pays
+from witness.theory import expected_speedup, expected_tokens_per_pass
 from witness.trace import plain
 
 BATCH_MAX = int(field_bounds("batch")["max"])
@@ -59,16 +62,17 @@ def speedup_at(s: Settings, alpha: float, batch: int, k: int | None = None) -> f
 
 def stops_paying(s: Settings, alpha: float) -> tuple[int | None, int | None]:
     """The first batch at which the settings' k no longer pays, and at which no k pays;
-    None when it pays at every batch of the range."""
-    here = none = None
-    for b in range(1, BATCH_MAX + 1):
-        if here is None and speedup_at(s, alpha, b) <= 1.0:
-            here = b
-        if none is None and not speculation_pays(alpha, price(at_batch(s, b), 1)):
-            none = b
-        if here is not None and none is not None:
-            break
-    return here, none
+    None when it pays at every batch of the range (every batch priced at once)."""
+    batches = np.arange(1, BATCH_MAX + 1)
+    tokens = float(expected_tokens_per_pass(alpha, s.k))
+    at_k = tokens / (s.k * prices_by_batch(s, batches) + 1.0) <= 1.0
+    # No k pays where α is at most k = 1's price (`speculation_pays`, with the price at k = 1).
+    none = alpha <= prices_by_batch(s, batches, 1)
+    return _first(batches, at_k), _first(batches, none)
+
+
+def _first(batches: NDArray[np.int64], hit: NDArray[np.bool_]) -> int | None:
+    return int(batches[np.argmax(hit)]) if hit.any() else None
 
 
 def batch_table(s: Settings, alpha: float) -> BatchTable:

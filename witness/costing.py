@@ -295,3 +295,25 @@ def priced_optimum(s: Settings, alpha: float, k_max: int) -> Optimum:
     inside = int(ks[np.argmax(speedups[:k_max])])
     best = int(ks[np.argmax(speedups)])
     return Optimum(inside, k_max, best if best < top else None, None if best < top else inf)
+
+
+def prices_by_batch(s: Settings, batches: NDArray[np.int64], k: int | None = None) -> FloatArray:
+    """`price` at draft length ``k`` for every batch in ``batches`` at once (vectorised
+    roofline): what the batch axis scans, 512 batches in one numpy expression."""
+    depth = s.k if k is None else k
+    cost = costing(s)
+    if cost.machine is None or cost.pair is None:
+        return np.full(batches.shape, cost.c)
+    m, t, d = cost.machine, cost.pair.target, cost.pair.draft
+    b = batches.astype(np.float64)
+
+    def seconds(model: Model, tokens: float) -> FloatArray:
+        memory = (model.params * BF16 + b * s.context * model.kv_per_token) / m.bandwidth
+        out: FloatArray = np.maximum(memory, 2.0 * model.params * b * tokens / m.flops)
+        return out
+
+    plain = seconds(t, 1.0)
+    draft = 0.0 if s.draft_source == "lookup" else seconds(d, 1.0) / plain
+    verify = seconds(t, float(scored_per_sequence(s, depth))) / plain
+    out: FloatArray = draft + (verify - 1.0) / depth
+    return out

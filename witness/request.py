@@ -244,8 +244,10 @@ def _draft_and_verify(
     before, prev = context_pair(models, context)
     draft: list[int] = []
     laws: list[Law] = []
+    law_at, match, greedy = cache.law, s.match, s.greedy
+    adversary = s.draft_source == "adversary"
     for i in range(drafts):  # the draft is autoregressive: each token extends the context
-        law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
+        law = law_at(match, greedy, before, prev, adversary)
         x = sample_from_cdf(law.q, law.q_cdf, float(u_draft[i]))
         draft.append(x)
         laws.append(law)
