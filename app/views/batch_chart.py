@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from math import log2
 
 from app.views import fmt
+from app.views.charts import Point, polyline
 from witness import Settings
 from witness.batching import (
     BATCH_MAX,
@@ -38,13 +39,6 @@ class BatchRow:
     best_speedup: str
     fits: bool
     current: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Point:
-    x: float
-    y: float
-    label: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +121,8 @@ def batch_view(s: Settings, alpha: float) -> BatchView:
         rows=tuple(rows),
         at_k=tuple(at_k),
         best=tuple(best),
-        at_k_path=_path(at_k),
-        best_path=_path(best),
+        at_k_path=polyline(at_k),
+        best_path=polyline(best),
         one_y=y(1.0),
         current_x=x_any(s.batch),
         y_ticks=y_ticks,
@@ -205,7 +199,3 @@ def _context_note(s: Settings, alpha: float) -> str:
         f"{plain_kv * 1e3:.2f} ms instead of {plain_bare * 1e3:.2f} ms, and the context "
         f"{effect}."
     )
-
-
-def _path(points: list[Point]) -> str:
-    return " ".join(f"{'M' if i == 0 else 'L'} {p.x} {p.y}" for i, p in enumerate(points))

@@ -6,11 +6,34 @@ screen-reader table beside it shows. Series differ by pattern and outline as wel
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from witness.trace import Bar, BlockTrace, DraftStep, Totals
 
 WIDTH = 640
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One marker of a line chart, with the words its <title> says."""
+
+    x: float
+    y: float
+    label: str
+
+
+class _XY(Protocol):
+    @property
+    def x(self) -> float: ...
+    @property
+    def y(self) -> float: ...
+
+
+def polyline(points: Sequence[_XY]) -> str:
+    """An SVG path through ``points`` in order: "M x0 y0 L x1 y1 …"."""
+    return " ".join(f"{'M' if i == 0 else 'L'} {p.x} {p.y}" for i, p in enumerate(points))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,18 +13,12 @@ import math
 from dataclasses import dataclass
 
 from app.views import fmt
+from app.views.charts import Point, polyline
 from witness.measured import MeasuredRoofline, routine_note
 
 LABEL = "Measured on this server (not part of the deterministic witness)"
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 60.0, 612.0, 44.0, 252.0
-
-
-@dataclass(frozen=True, slots=True)
-class Point:
-    x: float
-    y: float
-    label: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +120,9 @@ def roofline_chart(m: MeasuredRoofline, sentence: str) -> RooflineChart:
         top=TOP,
         bottom=BOTTOM,
         measured=measured,
-        measured_path=_path(measured),
+        measured_path=polyline(measured),
         model=model,
-        model_path=_path(model),
+        model_path=polyline(model),
         x_ticks=tuple(Tick(x(p.width), BOTTOM + 16.0, str(p.width)) for p in m.points),
         y_ticks=tuple(
             Tick(LEFT, y(i * step), f"{i * step:g}") for i in range(int(round(top / step)) + 1)
@@ -138,10 +132,6 @@ def roofline_chart(m: MeasuredRoofline, sentence: str) -> RooflineChart:
         summary=f"{caption} {sentence}",
         caption=caption,
     )
-
-
-def _path(points: tuple[Point, ...]) -> str:
-    return " ".join(f"{'M' if i == 0 else 'L'} {p.x} {p.y}" for i, p in enumerate(points))
 
 
 def roofline_view(m: MeasuredRoofline) -> RooflineView:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.views import fmt
+from app.views.charts import polyline
 from app.views.judgement import optimum_sentence
 from app.views.pricing import cost_short
 from witness import Settings
@@ -142,9 +143,9 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
         plot_width=RIGHT - LEFT,
         shade_height=round(BOTTOM - y(1.0), 2),
         measured=measured,
-        measured_path=_path(measured),
+        measured_path=polyline(measured),
         expected=expected,
-        expected_path=_path(expected),
+        expected_path=polyline(expected),
         x_ticks=tuple(Point(x(k), BOTTOM + 16.0, k, str(k)) for k in range(1, k_max + 1)),
         y_ticks=y_ticks,
         optimum_x=x(best),
@@ -211,10 +212,6 @@ def _widths_note(sweep: KSweep, s: Settings) -> str:
         "node in its one pass; the station prices passes, not tokens (decoding is "
         "memory-bound), so a wider pass costs what a narrow one does here."
     )
-
-
-def _path(points: tuple[Point, ...]) -> str:
-    return " ".join(f"{'M' if i == 0 else 'L'} {p.x} {p.y}" for i, p in enumerate(points))
 
 
 def _verify_off_note(s: Settings) -> str:
