@@ -238,3 +238,80 @@ def test_a_preset_sets_the_workload_fields_it_names_and_keeps_the_rest(
     assert opened.settings.tpot_ms == 20
     tree = preset_state(state, "tree-of-two")
     assert (tree.settings.prompt, tree.settings.tokens) == ("the server", 64)
+
+
+# --------------------------------------------------------------------- cost-of-a-pass presets
+
+
+def test_the_batch_that_kills_the_win_matches_its_hint(client: TestClient) -> None:
+    from witness.costing import costing, scored_per_sequence
+
+    view = open_preset(client, "batch-kills-win")
+    s = view.settings
+    assert (s.machine, s.pair, s.batch, s.k, s.match) == ("h100", "llama-8b-1b", 256, 4, 0.9)
+    # "At batch 1 verifying five tokens costs one pass and speculation is well over 2× faster"
+    one = s.model_copy(update={"batch": 1})
+    assert costing(one).verify(5) == 1.0
+    assert WITNESS.ensemble(one).speedup(costing(one)).ci_low > 2.0
+    # "here the verifying pass scores 1 280 tokens, is compute-bound and costs over four plain
+    # steps, so over the seeded requests speculation is slower than plain decoding"
+    assert s.batch * scored_per_sequence(s) == 256 * 5 == 1280
+    assert costing(s).verify(5) > 4.0
+    assert WITNESS.ensemble(s).speedup(costing(s)).ci_high < 1.0
+    assert view.invariant.savings.status == "fails"  # type: ignore[union-attr]
+    # "The output still keeps p."
+    assert view.trace.check.keeps_target and view.trace.check.tv_max <= 1e-12
+    assert view.batch is not None and "stops paying from batch" in view.batch.summary
+
+
+def test_long_context_helps_speculation_as_its_hint_says(client: TestClient) -> None:
+    from witness.costing import costing
+    from witness.ensemble import compare
+
+    view = open_preset(client, "long-context")
+    s = view.settings
+    assert (s.machine, s.batch, s.context) == ("h100", 128, 2048)
+    # "which keeps the verifying pass memory-bound"
+    assert costing(s).verify(5) == 1.0
+    bare = s.model_copy(update={"context": 0})
+    assert costing(bare).verify(5) > 1.0  # without the context it is compute-bound
+    # "over the seeded requests speculation is faster here than at the same batch with no
+    # context": paired on the same seeds, each side priced on its own machine settings.
+    cmp = compare(WITNESS.ensemble(bare), costing(bare), WITNESS.ensemble(s), costing(s))
+    assert cmp.change == "faster"
+    assert costing(s).fits  # 128 sequences of 2 048 tokens fit beside the weights
+    assert view.trace.check.keeps_target
+
+
+def test_the_adaptive_k_preset_is_a_valid_mixed_request(client: TestClient) -> None:
+    view = open_preset(client, "adaptive-k")
+    s = view.settings
+    assert Settings.model_validate(s.model_dump()) == s
+    assert s.tokens == 96 and s.machine == "custom"
+    assert view.trace.totals.tokens == 96 and view.trace.check.keeps_target
+
+
+def test_the_adversary_preset_matches_its_hint(client: TestClient) -> None:
+    from witness.costing import costing
+
+    view = open_preset(client, "adversary-recovery")
+    s = view.settings
+    assert s.draft_source == "adversary" and s.match == 0.0
+    ens = WITNESS.ensemble(s)
+    # "nothing is ever accepted (α = 0)": the smoothed target leaves its least likely word
+    # about 10⁻⁴, so α is that small, shown as 0.000, and no draft is accepted.
+    assert ens.alpha < 5e-4 and f"{ens.alpha:.3f}" == "0.000"
+    t = view.trace.totals
+    assert t.accepted_drafts == 0
+    # "Every block pays k draft passes for one repaired token" (every block with k + 1 tokens
+    # left to generate; the last few draft only what is left)
+    blocks = view.trace.blocks
+    assert len(blocks) == t.target_passes == s.tokens
+    assert all(b.emitted_kinds == ("repaired",) for b in blocks[:-1])
+    full = [b for b in blocks if s.tokens - b.start >= s.k + 1]
+    assert len(full) == s.tokens - s.k and all(len(b.drafts) == s.k for b in full)
+    # "speculation is slower than plain decoding, though the output keeps p"
+    assert ens.speedup(costing(s)).ci_high < 1.0
+    priced = t.tokens / (t.target_passes + s.draft_cost * t.draft_passes)
+    assert ens.speedups(costing(s))[0] == pytest.approx(priced, rel=1e-12)
+    assert view.trace.check.keeps_target and view.trace.check.tv_max <= 1e-12
