@@ -151,7 +151,9 @@ def break_even_sentence(s: Settings, measured: float | None, formula: float) -> 
         f"At k = {s.k} speculation pays while {cost_name(s)} stays under "
         f"{_cost(measured)} (measured; {formula:.2f} by the formula)"
     )
-    rule = "" if s.k == 1 else "; the 'α > c' rule is the break-even of k = 1 only"
+    # On a machine the k = 1 rule holds α against k = 1's price per draft, not the bare c.
+    held = "c" if s.machine == "custom" else "the price per draft at k = 1"
+    rule = "" if s.k == 1 else f"; the 'α > {held}' rule is the break-even of k = 1 only"
     return f"{first}; {cost_now(s)} is {now}{rule}."
 
 

@@ -235,11 +235,21 @@ def break_even_sentence_formula(sweep: KSweep, s: Settings) -> str:
         return ""  # no draft model: no cost to break even with
     here = sweep.points[s.k - 1].break_even_cost
     verdict = "pays" if price(s) < here else "does not pay"
+    # On a machine the number held against the break-even is the price per draft, not the
+    # draft pass's c (c alone can sit under it while the k does not pay).
+    cost = "c" if s.machine == "custom" else "the price per draft"
     first = (
-        f"By the formula, k = {s.k} pays while c < {here:.2f} (now {cost_short(s)}: it {verdict})"
+        f"By the formula, k = {s.k} pays while {cost} < {here:.2f} (now {cost_short(s)}: it "
+        f"{verdict})"
     )
     if s.k == 1:
-        return f"{first}; at k = 1 that is the rule α > c."
+        return f"{first}; at k = 1 that is the rule α > {cost}."
+    if s.machine != "custom":
+        return (
+            f"{first}; k = 1 pays while its price per draft ({price(s, 1):.2f}) < α = "
+            f"{sweep.alpha:.2f}, the familiar rule α > c with the price in c's place, for k = 1 "
+            "only."
+        )
     return (
         f"{first}; k = 1 pays while c < α = {sweep.alpha:.2f}, the familiar rule, for k = 1 only."
     )

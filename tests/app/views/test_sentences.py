@@ -2,7 +2,8 @@
 
 Each mode below is a state a learner or an instructor reaches (greedy, verify off, repair
 off, p = q, α near 0, k = 1, k = 16, one token to generate, a free and a dear draft, the
-preset "draft too slow"). For each, every judging sentence on the page — the gates, the
+preset "draft too slow", the methods beside the chain, a machine pricing every pass, the
+adversarial draft). For each, every judging sentence on the page — the gates, the
 figures, the first rejection, the block's ending, the sampled and exact checks, the sweep's
 caption, the slice, the readout, the checkpoint's boundary — is checked against the
 witness's own numbers, computed here independently of the view.
@@ -22,6 +23,7 @@ from tests.app.view_models import WITNESS, page_view, state_of
 from witness import Settings
 from witness.accounting import draft_cost, speedup_expected
 from witness.check import EXACT
+from witness.costing import costing, price, priced_optimum
 from witness.ensemble import verdict_on_one
 from witness.methods import is_chain
 from witness.settings import max_depth
@@ -65,6 +67,14 @@ MODES = {
     "lookup, repair off": "draft_source=lookup&repair=off&prompt=the+target+model+the+target",
     "lookup, verify off": "draft_source=lookup&verify=off",
     "lookup, one token": "draft_source=lookup&tokens=1",
+    # A machine prices every pass (issue 12): the sentences quote its price per draft.
+    "h100, batch 1": "machine=h100",
+    "h100, batch 256, match 0.9": "machine=h100&batch=256&match=0.9",
+    "laptop": "machine=laptop",
+    "l4, context 8192": "machine=l4&context=8192",
+    "a100, 70b with 8b": "machine=a100&pair=llama-70b-8b",
+    "t5 pair": "machine=h100&pair=t5-xxl-small",
+    "adversary, match 0": "draft_source=adversary&match=0",
 }
 
 
@@ -108,13 +118,13 @@ def test_the_gates_say_what_the_witness_says(mode: tuple[str, StationView]) -> N
         assert sv.status == "fails" and "(1.00×)" in sv.sentence
         assert ("nothing is drafted" in sv.sentence) == (s.draft_source == "model" or s.tokens == 1)
     elif s.draft_source == "lookup":
-        est = ens.speedup(s.draft_cost)
+        est = ens.speedup(costing(s))
         expected = {"pays": "holds", "does not pay": "fails", "within noise": "undecided"}
         assert sv.status == expected[verdict_on_one(est)]
         assert "the draft cost c does not enter" in sv.sentence
         assert "break-even" not in sv.sentence
     else:
-        est = ens.speedup(s.draft_cost)
+        est = ens.speedup(costing(s))
         expected = {"pays": "holds", "does not pay": "fails", "within noise": "undecided"}
         assert sv.status == expected[verdict_on_one(est)]
         if est.sd > 0:
@@ -122,8 +132,18 @@ def test_the_gates_say_what_the_witness_says(mode: tuple[str, StationView]) -> N
         measured = ens.break_even_cost()
         assert f"(measured; {break_even_cost(ens.alpha, s.k):.2f} by the formula)" in sv.sentence
         assert measured is not None and f"under {measured:.2f}" in sv.sentence
-        now = "under it" if s.draft_cost < measured else "past it"
-        assert f"c = {s.draft_cost:.2f} is {now}" in sv.sentence
+        now = "under it" if price(s) < measured else "past it"
+        if s.machine == "custom":
+            assert f"c = {s.draft_cost:.2f} is {now}" in sv.sentence
+            assert "the 'α > c' rule" in sv.sentence or s.k == 1
+        else:  # the price per draft, split into the draft pass and the verifying surcharge
+            cost = costing(s)
+            assert (
+                f"the price per draft = {price(s):.2f} (c = {cost.c:.2f} for the draft pass, "
+                f"+ {price(s) - cost.c:.2f} for the larger verifying pass) is {now}"
+            ) in sv.sentence
+            assert "'α > c'" not in sv.sentence
+            assert "'α > the price per draft at k = 1' rule" in sv.sentence or s.k == 1
     # The summary never calls a claim standing unless both gates hold.
     assert ("this speedup claim stands" in inv.summary) == (inv.correctness.holds and sv.holds)
 
@@ -138,7 +158,7 @@ def test_the_figures_label_one_request_and_the_ensemble(mode: tuple[str, Station
     one = figs["Speedup of this one request"]
     assert one.value == fmt.speedup(t.speedup_measured)
     assert "one request is an example, not a verdict" in one.note
-    est = ens.speedup(s.draft_cost)
+    est = ens.speedup(costing(s))
     many = figs[f"Speedup over {est.n} seeded requests"]
     assert many.value == fmt.speedup(est.mean)
     formula = figs["Speedup by the formula"]
@@ -210,9 +230,12 @@ def test_the_sweep_caption_is_honest_about_its_optimum(mode: tuple[str, StationV
     s, chart = v.settings, v.sweep
     assert chart is not None
     alpha = WITNESS.ensemble(s).alpha
-    k_max, c = max_depth(s.tree_width), draft_cost(s)
+    k_max = max_depth(s.tree_width)
     assert [p.k for p in WITNESS.sweep(s).points] == list(range(1, k_max + 1))
-    o = draft_length_optimum(alpha, c, k_max)
+    # Every k at its own price (the slider's c in custom; `draft_length_optimum` there).
+    o = priced_optimum(s, alpha, k_max)
+    if s.machine == "custom":
+        assert o == draft_length_optimum(alpha, draft_cost(s), k_max)
     words = chart.summary
     assert "one request per k" in words
     if not s.verify:
@@ -221,8 +244,10 @@ def test_the_sweep_caption_is_honest_about_its_optimum(mode: tuple[str, StationV
         return
     if k_max < K_MAX:
         assert f"may be at most k = {k_max} deep" in words
-    if not speculation_pays(alpha, c):
-        assert "No k pays by the formula" in words
+    pays = speculation_pays(alpha, price(s, 1))  # the k = 1 price: it never falls with k
+    assert ("No k pays by the formula" in words) == (not pays)
+    if not pays:
+        assert f"α = {alpha:.2f} ≤" in words
     elif o.unconstrained is None:
         assert (
             "has no finite optimum" in words and f"k = {k_max} is only the slider's edge" in words
@@ -234,7 +259,13 @@ def test_the_sweep_caption_is_honest_about_its_optimum(mode: tuple[str, StationV
         assert f"The formula's optimum is k = {o.k} " in words
         assert chart.optimum_label == f"optimum k = {o.k}"
     here = float(break_even_cost(alpha, s.k))
-    assert (f"k = {s.k} pays while c < {here:.2f}" in words) == (s.draft_source == "model")
+    held = "c" if s.machine == "custom" else "the price per draft"
+    assert (f"k = {s.k} pays while {held} < {here:.2f}" in words) == (s.draft_source != "lookup")
+    if s.draft_source != "lookup":
+        verdict = "pays" if price(s) < here else "does not pay"
+        assert f": it {verdict})" in words
+        if s.machine != "custom" and s.k > 1:
+            assert f"k = 1 pays while its price per draft ({price(s, 1):.2f}) < α" in words
 
 
 def test_the_readout_and_the_checkpoint_quote_the_same_numbers(
@@ -246,7 +277,7 @@ def test_the_readout_and_the_checkpoint_quote_the_same_numbers(
     ro = v.readout
     assert ro is not None and v.invariant is not None
     values = {r.testid: r.value for r in ro.readings}
-    assert values["readout-speedup"] == fmt.speedup(ens.speedup(s.draft_cost).mean)
+    assert values["readout-speedup"] == fmt.speedup(ens.speedup(costing(s)).mean)
     assert [g.status for g in ro.gates] == [
         v.invariant.correctness.status,
         v.invariant.savings.status,
@@ -289,4 +320,10 @@ def test_the_modes_cover_the_issue_table() -> None:
     assert re.fullmatch(r"[\w =,.]+", " ".join(MODES))
     assert states["tree of two"].tree_width == 2 and states["typical"].acceptance == "typical"
     assert states["lookup"].draft_source == "lookup"
+    machines = {n: st for n, st in states.items() if st.machine != "custom"}
+    assert {st.machine for st in machines.values()} == {"h100", "a100", "l4", "laptop"}
+    assert {st.pair for st in machines.values()} == {"llama-8b-1b", "llama-70b-8b", "t5-xxl-small"}
+    assert states["h100, batch 256, match 0.9"].batch == 256
+    assert states["l4, context 8192"].context == 8192
+    assert states["adversary, match 0"].draft_source == "adversary"
     assert Settings() == states["defaults"]
