@@ -30,6 +30,8 @@ function describeServing(result) {
   if (result.status !== "ok" && result.status !== "migrated") return result.message;
   const w = result.entry.checkpoint.workload;
   const parts = [`TTFT ${w.ttftMs} ms`, `TPOT ${w.tpotMs} ms`, `${w.tokensToGenerate} tokens`];
+  if (w.batchSize !== undefined) parts.push(`batch ${w.batchSize}`);
+  if (w.contextTokens !== undefined) parts.push(`${w.contextTokens} tokens of context`);
   if (w.prompt) parts.push(`prompt “${w.prompt}”`);
   return `Found: saved Serving checkpoint (${new Date(result.entry.savedAt).toLocaleString()}): ${parts.join(", ")}.`;
 }

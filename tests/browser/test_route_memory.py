@@ -139,6 +139,26 @@ def test_a_saved_serving_checkpoint_is_carried_in_with_its_values(page: Page) ->
     expect(page.get_by_test_id("figures")).to_contain_text("TPOT 42 ms")
 
 
+def test_a_serving_checkpoint_carries_its_batch_and_context(page: Page) -> None:
+    """batchSize and contextTokens (optional since issue 12) reach the cost of a pass."""
+    seed_storage(page, {SERVING: json.dumps(serving_entry(batchSize=64, contextTokens=2048))})
+    page.goto("/station")
+    expect(page).to_have_url(re.compile(r"memory=.*batch"))
+    expect(page).to_have_url(re.compile(r"[?&]batch=64(&|$)"))
+    expect(page).to_have_url(re.compile(r"[?&]context=2048(&|$)"))
+    expect(page.get_by_test_id("carry-serving")).to_contain_text("batch 64")
+    expect(page.get_by_test_id("source-batch")).to_have_text("saved Serving checkpoint")
+    expect(page.locator("#in-batch")).to_have_value("64")
+
+
+def test_an_old_serving_checkpoint_without_batch_still_loads(page: Page) -> None:
+    seed_storage(page, {SERVING: json.dumps(serving_entry())})
+    page.goto("/station")
+    expect(page.get_by_test_id("source-tpot_ms")).to_have_text("saved Serving checkpoint")
+    expect(page.get_by_test_id("source-batch")).to_have_text("default")
+    assert "batch=" not in page.url
+
+
 def test_a_link_with_a_workload_wins_over_the_saved_checkpoint(page: Page) -> None:
     seed_storage(page, {SERVING: json.dumps(serving_entry())})
     page.goto("/station?from=serving&tpot_ms=12&tokens=40")
@@ -159,6 +179,7 @@ def test_the_serving_stand_in_saves_the_checkpoint_and_returns(page: Page) -> No
     axe(page, "serving stand-in")
     page.fill("#sv-tpot_ms", "55")
     page.fill("#sv-tokens", "30")
+    page.fill("#sv-batch", "32")
     page.fill("#sv-notes", "batch of 4")
     page.get_by_test_id("save-serving").click()
     expect(page).to_have_url(re.compile(r"/station\?from=serving"))
@@ -166,6 +187,7 @@ def test_the_serving_stand_in_saves_the_checkpoint_and_returns(page: Page) -> No
     VALIDATOR.validate(saved)
     assert saved["checkpoint"]["workload"]["tpotMs"] == 55
     assert saved["checkpoint"]["workload"]["notes"] == "batch of 4"
+    assert saved["checkpoint"]["workload"]["batchSize"] == 32
     expect(page.get_by_test_id("carry-serving")).to_contain_text("TPOT 55 ms")
 
 
