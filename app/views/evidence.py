@@ -12,7 +12,7 @@ from app.views.tree_chart import TreeChart, ending_sentence, method_name, tree_c
 from witness import Settings
 from witness.accounting import draft_cost, speedup_expected
 from witness.check import EXACT
-from witness.costing import costing
+from witness.costing import costing, scored_per_sequence
 from witness.ensemble import Ensemble, compare
 from witness.evaluation import SIGNIFICANCE, FirstTokenCheck
 from witness.methods import is_chain
@@ -543,7 +543,12 @@ def beside_chain(
             "the whole tree is drafted, whichever path the walk takes" if w > 1 else "",
         ),
         CompareRow(
-            f"Speedup at c = {c_chain.c:.2f}" + (" (lookup: c = 0)" if lookup else ""),
+            (
+                f"Speedup at c = {c_chain.c:.2f}"
+                if c_method.machine is None
+                else f"Speedup on {c_method.machine_label} (c = {c_chain.c:.2f})"
+            )
+            + (" (lookup: c = 0)" if lookup else ""),
             fmt.speedup(mine.mean),
             fmt.speedup(twin.mean),
             f"{name}: {speedup_range(mine)}; the chain: {speedup_range(twin)}",
@@ -570,10 +575,20 @@ def beside_chain(
             f"({interval})."
         )
     like = "plain decoding's, which scores 1" if lookup else f"one that scores {k + 1}"
-    notes = [
-        "The cost model counts passes: decode is memory-bound, so a target pass that scores "
-        f"{scored} tokens is priced like {like}, an assumption a later station revisits.",
-    ]
+    if c_method.machine is None:
+        notes = [
+            "The cost model counts passes: decode is memory-bound, so a target pass that "
+            f"scores {scored} tokens is priced like {like}, an assumption a later station "
+            "revisits.",
+        ]
+    else:  # a machine prices each pass by what it scores: no such assumption is made
+        full = scored_per_sequence(s)
+        notes = [
+            f"On {c_method.machine_label} every target pass is priced by the roofline at what "
+            f"it scores (batch {s.batch}): a full block's {full} tokens of each sequence cost "
+            f"{c_method.verify(full):.2f} plain steps, the chain's {k + 1} cost "
+            f"{c_chain.verify(k + 1):.2f}.",
+        ]
     if lookup:
         notes.append(
             "Prompt lookup runs no draft model: its draft cost is 0, and it drafts only where "

@@ -205,12 +205,18 @@ def _range_note(s: Settings, k_max: int) -> str:
 def _widths_note(sweep: KSweep, s: Settings) -> str:
     if not sweep.widths:
         return ""
+    pricing = (
+        "the station prices passes, not tokens (decoding is memory-bound), so a wider pass "
+        "costs what a narrow one does here."
+        if s.machine == "custom"
+        else f"on {costing(s).machine_label} each pass is priced by the tokens it scores, so "
+        "a wider pass costs more once the batch makes it compute-bound."
+    )
     return (
         f"The same request (seed {s.seed}) drafted as a tree of each width that fits at k = "
         f"{s.k}: one request per width, an example with the seed's noise. Every width makes "
         "the same draft passes (one batched pass per level), and the target scores every "
-        "node in its one pass; the station prices passes, not tokens (decoding is "
-        "memory-bound), so a wider pass costs what a narrow one does here."
+        f"node in its one pass; {pricing}"
     )
 
 

@@ -26,7 +26,7 @@ from witness.check import EXACT
 from witness.costing import costing, price, priced_optimum
 from witness.ensemble import verdict_on_one
 from witness.methods import is_chain
-from witness.settings import max_depth
+from witness.settings import drafted_width, max_depth, tree_nodes
 from witness.sweep import K_MAX
 from witness.theory import break_even_cost, draft_length_optimum, speculation_pays
 
@@ -75,6 +75,7 @@ MODES = {
     "a100, 70b with 8b": "machine=a100&pair=llama-70b-8b",
     "t5 pair": "machine=h100&pair=t5-xxl-small",
     "adversary, match 0": "draft_source=adversary&match=0",
+    "tree on h100, batch 128": "machine=h100&batch=128&tree_width=2",
 }
 
 
@@ -266,6 +267,36 @@ def test_the_sweep_caption_is_honest_about_its_optimum(mode: tuple[str, StationV
         assert f": it {verdict})" in words
         if s.machine != "custom" and s.k > 1:
             assert f"k = 1 pays while its price per draft ({price(s, 1):.2f}) < α" in words
+
+
+def test_the_cost_model_is_named_as_the_state_prices_passes(
+    mode: tuple[str, StationView],
+) -> None:
+    """Custom prices a pass the same whatever it scores; a machine by what it scores. A note
+    that says "priced like one that scores k + 1" or "a wider pass costs what a narrow one
+    does" is true only in custom."""
+    _, v = mode
+    s, e = v.settings, v.evidence
+    assert e is not None and v.sweep is not None
+    cost = costing(s)
+    notes = " ".join(e.beside_chain.notes) if e.beside_chain is not None else ""
+    widths = v.sweep.widths_note
+    if s.machine == "custom":
+        assert "on a machine" not in notes.lower()
+        if e.beside_chain is not None:
+            assert "is priced like" in notes
+        if widths:
+            assert "a wider pass costs what a narrow one does here" in widths
+        return
+    assert "is priced like" not in notes and "costs what a narrow one does" not in widths
+    if e.beside_chain is not None:
+        full = 1 + tree_nodes(drafted_width(s), s.k)
+        assert f"{full} tokens of each sequence cost {cost.verify(full):.2f} plain steps" in notes
+        # The tree's pass, compute-bound here, is dearer than the chain's: priced by its tokens.
+        if s.batch >= 128:
+            assert cost.verify(full) > cost.verify(s.k + 1)
+    if widths:
+        assert "priced by the tokens it scores" in widths
 
 
 def test_the_readout_and_the_checkpoint_quote_the_same_numbers(
