@@ -54,7 +54,8 @@ def adversary_row(p: FloatArray) -> FloatArray:
     """The injected failure's "draft model": all its mass on the target's least likely word.
 
     Blended in place of the draft model, q = m·p + (1 − m)·a agrees with p only through the
-    match m; when p gives that word nothing (it usually does), α = m exactly.
+    match m: α = m + (1 − m)·min p, which is m exactly where p gives that word nothing (the
+    tiny target is smoothed, so on the served request min p is small but never 0).
 
     Examples
     --------

@@ -207,8 +207,9 @@ PRESETS += (
     Preset(
         "adversary-recovery",
         "A draft that never agrees, and recovery",
-        "An injected failure: the draft proposes the target's least likely word, so nothing "
-        "is ever accepted (α = 0). Every block pays k draft passes for one repaired token, "
+        "An injected failure: the draft proposes the target's least likely word, which the "
+        "target almost never takes (α ≈ 0.0001). Every full block pays k draft passes for "
+        "one repaired token, "
         "and speculation is slower than plain decoding, though the output keeps p. In the "
         "policy race a recovery policy stops speculating and comes back to within 1% of "
         "plain-decoding speed: only the probes it sends, to see whether the draft has "
