@@ -22,6 +22,7 @@ from app.study import design_outline
 from app.views import fmt
 from app.views.station import LiveView, live_view
 from witness import Settings
+from witness.costing import costing, price
 from witness.methods import is_chain
 
 router = APIRouter(include_in_schema=False)
@@ -95,7 +96,7 @@ def settings_rows(view: LiveView) -> tuple[Row, ...]:
     return (
         Row("Draft-target match", fmt.setting(s.match)),
         Row("Draft length k", str(s.k)),
-        Row("Draft cost c", fmt.setting(s.draft_cost)),
+        _cost_row(s),
         Row("Target verify", fmt.on_off(s.verify)),
         Row("Sampling repair", fmt.on_off(s.repair)),
         Row("Greedy (temperature 0)", fmt.on_off(s.greedy)),
@@ -105,7 +106,23 @@ def settings_rows(view: LiveView) -> tuple[Row, ...]:
             f"{s.tokens} tokens",
             f"TTFT {s.ttft_ms:g} ms, TPOT {s.tpot_ms:g} ms, prompt “{s.prompt}”",
         ),
-    ) + ((Row("Drafting", drafting_words(s)),) if not is_chain(s) else ())
+    ) + (
+        (Row("Drafting", drafting_words(s)),)
+        if not is_chain(s) or s.draft_source == "adversary"
+        else ()
+    )
+
+
+def _cost_row(s: Settings) -> Row:
+    """The slider's c, or on a machine what prices the passes (`witness.costing`)."""
+    cost = costing(s)
+    if cost.machine is None or cost.pair is None:
+        return Row("Draft cost c", fmt.setting(s.draft_cost))
+    return Row(
+        "Cost of a pass",
+        f"c = {cost.c:.3f}, price per draft {price(s):.3f}",
+        f"{cost.pair.label} on {cost.machine.label}, batch {s.batch}, context {s.context}",
+    )
 
 
 def drafting_words(s: Settings) -> str:
@@ -113,6 +130,8 @@ def drafting_words(s: Settings) -> str:
     if s.draft_source == "lookup":
         return "prompt lookup (no draft model), exact acceptance"
     shape = f"a tree {s.tree_width} wide ({s.drafting} drafting)" if s.tree_width > 1 else "a chain"
+    if s.draft_source == "adversary":
+        shape += " from the adversarial draft (the target's least likely word)"
     if s.drafting == "top" and s.tree_width == 1:
         shape = "a chain of q's most likely tokens"
     rule = "typical acceptance (not lossless)" if s.acceptance == "typical" else "exact acceptance"

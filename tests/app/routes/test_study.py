@@ -479,3 +479,19 @@ def test_typical_acceptance_is_not_called_a_greedy_match() -> None:
     # ... and the vague answers are still refused.
     assert not judge_field("verification", "the tree looks fine").ok
     assert not judge_field("draft_strategy", "copy it somehow").ok
+
+
+def test_the_worksheet_says_what_prices_the_passes_on_a_machine(client: TestClient) -> None:
+    from witness import Settings
+    from witness.costing import costing, price
+
+    custom = text_of(client.get(f"/station/worksheet?{PREDICTED}").text)
+    assert "Draft cost c" in custom and "Cost of a pass" not in custom
+    query = "machine=l4&pair=llama-70b-8b&batch=8&context=512&draft_source=adversary"
+    sheet = text_of(client.get(f"/station/worksheet?{PREDICTED}&{query}").text)
+    s = Settings(machine="l4", pair="llama-70b-8b", batch=8, context=512, draft_source="adversary")
+    assert f"c = {costing(s).c:.3f}, price per draft {price(s):.3f}" in sheet
+    assert "Llama 3.1 70B with Llama 3.1 8B on NVIDIA L4, batch 8, context 512" in sheet
+    assert "Draft cost c" not in sheet
+    # The adversary is a chain, yet not the draft model: the sheet names it.
+    assert "a chain from the adversarial draft" in sheet
