@@ -8,6 +8,7 @@ Every Settings field is an option with its range in the help, taken from the mod
     python -m witness json --seed 9 > trace.json
     python -m witness roofline    # measured on this machine, not deterministic (measured.py)
     python -m witness batch --machine h100 --match 0.9    # the best k per batch size
+    python -m witness race --draft-source adversary --match 0    # draft-length policies
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
+from witness.adaptive import Race, RaceEnsemble, race, race_ensemble
 from witness.batching import BatchTable, batch_table
 from witness.costing import costing, scored_per_sequence
 from witness.ensemble import serve_ensemble
@@ -39,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "view",
-        choices=["trace", "sweep", "eval", "json", "roofline", "batch"],
+        choices=["trace", "sweep", "eval", "json", "roofline", "batch", "race"],
         nargs="?",
         default="trace",
     )
@@ -133,6 +135,25 @@ def format_trace(trace: RequestTrace) -> str:
     return "\n".join(lines)
 
 
+def format_race(r: Race, seeded: RaceEnsemble) -> str:
+    """Each draft-length policy on the request and over its seeded requests (docs/adaptive.md)."""
+    n = len(seeded.seeds)
+    lines = [
+        ("the chain raced for these settings; " if r.substituted else "")
+        + f"{'every policy keeps p' if r.lossless else 'no policy keeps p (verify or repair off)'}"
+        f"; recovery's break-even c = {r.c:.3f}",
+        f"{'policy':<11} {'target':>6} {'draft':>6} {'cost':>7} {'this':>7} "
+        f"{f'mean of {n}':>11}  99% interval",
+    ]
+    for run in r.runs:
+        est = seeded.speedup(run.policy)
+        lines.append(
+            f"{run.policy:<11} {run.target_passes:>6} {run.draft_passes:>6} {run.cost:>7.2f} "
+            f"{_fmt(run.speedup, 'x'):>7} {est.mean:>10.3f}x  {est.ci_low:.3f}-{est.ci_high:.3f}"
+        )
+    return "\n".join(lines)
+
+
 def format_batch(s: Settings, table: BatchTable) -> str:
     """The best k per batch size on the settings' machine, by the formula at the station's α."""
     cost = costing(s)
@@ -197,6 +218,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(serve_request(settings).to_dict(), indent=2))
     elif args.view == "roofline":
         print(format_roofline(measured_here()))
+    elif args.view == "race":
+        print(format_race(race(settings), race_ensemble(settings)))
     elif args.view == "batch":
         print(format_batch(settings, batch_table(settings, serve_ensemble(settings).alpha)))
     elif args.view == "sweep":

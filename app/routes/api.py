@@ -8,6 +8,7 @@ declared in `app.routes.api_models`, so `/openapi.json` describes every field an
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -17,6 +18,7 @@ from app.routes.api_models import (
     Distributions,
     EvaluationSlice,
     KSweep,
+    RaceAnswer,
     RequestTrace,
 )
 from app.services import Witness
@@ -50,6 +52,15 @@ def batch(request: Request, settings: SettingsQuery) -> BatchTable:
     """Each batch priced on the settings' machine (`machine=custom`: every row alike), at the
     station's α over the state's seeded requests."""
     return batch_table(settings, _witness(request).ensemble(settings).alpha)
+
+
+@router.get("/race", summary="Draft-length policies raced on the request, and over its seeds")
+def race(request: Request, settings: SettingsQuery) -> RaceAnswer:
+    """Fixed k, the +2/−1 heuristic, a confidence threshold, the hindsight oracle and
+    recovery on the same position-keyed uniforms (docs/adaptive.md)."""
+    raced, seeded = _witness(request).race(settings)
+    # The memo's key leaves the workload's timings out; the answer names the query's own.
+    return RaceAnswer(replace(raced, settings=settings), seeded)
 
 
 @router.get("/distributions", summary="Exact laws at the request's first drafted position")

@@ -15,6 +15,7 @@ different orders. `tests/app/routes/test_api_responses.py` holds each to what it
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
@@ -22,6 +23,7 @@ from typing_extensions import TypedDict
 
 from app.contract.route import Intervention
 from witness import RequestTrace, Settings
+from witness.adaptive import Race, RaceEnsemble
 from witness.batching import BatchTable
 from witness.evaluation import EvaluationSlice
 from witness.modes import Mode
@@ -29,6 +31,7 @@ from witness.sweep import KSweep
 
 __all__ = [
     "BatchTable",
+    "RaceAnswer",
     "CheckpointEntry",
     "CheckpointProblems",
     "Distributions",
@@ -206,3 +209,11 @@ class Manifest(_Out):
     # list their keys in different orders, so the entries go out as built (still described).
     queryParameters: Annotated[list[QueryParameter], SkipValidation]
     links: Links
+
+
+@dataclass(frozen=True, slots=True)
+class RaceAnswer:
+    """The draft-length policies raced on the request, and over its seeded requests."""
+
+    race: Race
+    seeded: RaceEnsemble

@@ -141,3 +141,34 @@ def test_help_lists_every_range(capsys) -> None:
     out = " ".join(capsys.readouterr().out.split())  # argparse wraps to the terminal width
     for needle in ("an integer from 1 to 16", "a number from 0 to 1", "--draft-cost"):
         assert needle in out
+
+
+def test_batch_view_prints_the_table_and_the_thresholds(capsys) -> None:
+    from witness.batching import batch_table
+
+    out = _run(capsys, "batch", "--machine", "h100", "--match", "0.9")
+    s = Settings(machine="h100", match=0.9)
+    table = batch_table(s, serve_ensemble(s).alpha)
+    rows = [line for line in out.splitlines() if re.match(r"^ +\d+ ", line)]
+    assert [int(r.split()[0]) for r in rows] == [p.batch for p in table.points]
+    assert f"stops paying: from batch {table.stops_paying}" in out
+    custom = _run(capsys, "batch")
+    assert "machine custom" in custom and "changes nothing" in custom
+
+
+def test_race_view_prints_every_policy(capsys) -> None:
+    from witness.adaptive import race
+
+    out = _run(capsys, "race", "--draft-source", "adversary", "--match", "0")
+    r = race(Settings(draft_source="adversary", match=0.0))
+    for run in r.runs:
+        line = next(x for x in out.splitlines() if x.startswith(run.policy))
+        assert f" {run.target_passes} " in line and f"{run.cost:.2f}" in line
+    assert "every policy keeps p" in out
+    assert "no policy keeps p" in _run(capsys, "race", "--repair", "off")
+
+
+def test_trace_on_a_machine_says_what_a_unit_is(capsys) -> None:
+    out = _run(capsys, "trace", "--machine", "l4", "--batch", "200", "--tokens", "12")
+    assert "priced on NVIDIA L4: Llama 3.1 8B with Llama 3.2 1B, batch 200" in out
+    assert "priced on" not in _run(capsys, "trace", "--tokens", "12")

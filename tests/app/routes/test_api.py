@@ -59,7 +59,15 @@ def test_evaluation_judges_each_mode(client: TestClient) -> None:
     ],
 )
 @pytest.mark.parametrize(
-    "path", ["/api/trace", "/api/sweep", "/api/distributions", "/api/evaluation"]
+    "path",
+    [
+        "/api/trace",
+        "/api/sweep",
+        "/api/batch",
+        "/api/race",
+        "/api/distributions",
+        "/api/evaluation",
+    ],
 )
 def test_bad_values_are_a_422_naming_field_and_range(
     client: TestClient, path: str, params: dict[str, object], field: str, range_text: str
@@ -80,9 +88,41 @@ def test_unknown_parameters_are_refused_by_name(client: TestClient) -> None:
 
 def test_openapi_describes_the_api_and_no_cdn_docs_are_served(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
-    for path in ("/api/trace", "/api/sweep", "/api/distributions", "/api/evaluation", "/healthz"):
+    for path in (
+        "/api/trace",
+        "/api/sweep",
+        "/api/batch",
+        "/api/race",
+        "/api/distributions",
+        "/api/evaluation",
+        "/healthz",
+    ):
         assert path in spec["paths"]
     params = {p["name"] for p in spec["paths"]["/api/trace"]["get"]["parameters"]}
     assert params == set(Settings.model_fields)
     assert client.get("/docs").status_code == 404
     assert client.get("/healthz").json() == {"status": "ok"}
+
+
+def test_batch_is_the_witness_table_at_the_stations_alpha(client: TestClient) -> None:
+    from app.services import Witness
+    from witness.batching import batch_table
+
+    params = {"machine": "h100", "match": 0.9, "k": 4}
+    body = client.get("/api/batch", params=params).json()
+    s = Settings(**params)
+    expected = batch_table(s, Witness().ensemble(s).alpha).to_dict()
+    assert body == expected
+    assert body["stops_paying"] is not None  # this pair on an H100 stops paying in range
+    assert [p["batch"] for p in body["points"]] == [2**i for i in range(10)]
+
+
+def test_race_names_every_policy_and_the_querys_own_settings(client: TestClient) -> None:
+    params = {"draft_source": "adversary", "match": 0.0, "tpot_ms": 12.5}
+    body = client.get("/api/race", params=params).json()
+    assert body["race"]["settings"]["tpot_ms"] == 12.5  # the query's, not the memo key's
+    policies = [r["policy"] for r in body["race"]["runs"]]
+    assert policies == ["fixed", "heuristic", "confidence", "oracle", "recovery"]
+    assert [p for p, _ in body["seeded"]["speedups"]] == policies
+    for run in body["race"]["runs"]:
+        assert sum(run["emitted"]) == 48 and run["target_passes"] == len(run["drafted"])

@@ -267,7 +267,16 @@ def test_openapi_types_the_manifest(spec: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["/api/trace", "/api/sweep", "/api/distributions", "/api/evaluation", "/api/checkpoint"]
+    "path",
+    [
+        "/api/trace",
+        "/api/sweep",
+        "/api/batch",
+        "/api/race",
+        "/api/distributions",
+        "/api/evaluation",
+        "/api/checkpoint",
+    ],
 )
 def test_no_api_response_is_a_bare_object(spec: dict[str, Any], path: str) -> None:
     """Every object in each response names its fields; only the echoed settings are free."""
