@@ -115,7 +115,7 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
         part
         for part in (
             f"Speedup against draft length k at match {settings.match:.2f} and "
-            f"{cost_short(settings)}{_method(settings)}. Measured: the request on screen (seed "
+            f"{_cost_words(settings)}{_method(settings)}. Measured: the request on screen (seed "
             f"{settings.seed}) served at each k, one request per k, so it is an example "
             f"with the seed's noise. Expected: the formula at the station's α = "
             f"{sweep.alpha:.3f}.",
@@ -218,6 +218,11 @@ def _widths_note(sweep: KSweep, s: Settings) -> str:
         "the same draft passes (one batched pass per level), and the target scores every "
         f"node in its one pass; {pricing}"
     )
+
+
+def _cost_words(s: Settings) -> str:
+    """'draft cost 0.10', or on a machine 'price per draft 0.17'."""
+    return f"draft cost {price(s):.2f}" if s.machine == "custom" else cost_short(s)
 
 
 def _verify_off_note(s: Settings) -> str:
