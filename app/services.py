@@ -9,10 +9,12 @@ cost for a slice, k for the sweep) is a hit.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 from app.rendering.memo import Memo
 from witness import RequestCache, RequestTrace, Settings, serve_request
+from witness.accounting import totals
 from witness.adaptive import Race, RaceEnsemble, race, race_ensemble
 from witness.costing import costing
 from witness.ensemble import Comparison, Ensemble, compare, serve_ensemble
@@ -38,7 +40,10 @@ class Witness:
         # across the sixteen requests of a sweep, and when k moves at one match.
         self.cache = cache if cache is not None else RequestCache()
         c = self.cache
-        self._traces: Memo[RequestTrace] = Memo(partial(serve_request, cache=c), TRACES)
+        # A request's blocks do not depend on its price (the draft cost, the machine, the
+        # workload's timings): they are served once per unpriced state and priced per state.
+        self._served: Memo[RequestTrace] = Memo(partial(serve_request, cache=c), TRACES)
+        self._traces: Memo[RequestTrace] = Memo(self._priced, TRACES)
         self._quick: Memo[FirstTokenCheck] = Memo(
             partial(_first_token_check, cache=c), QUICK_CHECKS
         )
@@ -51,8 +56,15 @@ class Witness:
         self._races: Memo[tuple[Race, RaceEnsemble]] = Memo(partial(_race, cache=c), RACES)
 
     def trace(self, settings: Settings) -> RequestTrace:
-        """The served request: dragging back over a value costs nothing."""
+        """The served request: dragging back over a value costs nothing, and a price-only
+        change (c, the machine, the batch) re-prices the blocks it already served."""
         return self._traces(settings)
+
+    def _priced(self, settings: Settings) -> RequestTrace:
+        served = self._served(_untimed(settings).model_copy(update={"draft_cost": 0.0}))
+        # With nothing drafted the totals' mean α is the first position's: the same either way.
+        priced = totals(settings, served.blocks, served.totals.mean_alpha)
+        return replace(served, settings=settings.model_dump(), totals=priced)
 
     def quick_check(self, settings: Settings) -> FirstTokenCheck:
         """The quick sampled check of the current mode: it reads the first position only, so
@@ -103,6 +115,7 @@ class Witness:
         """How many results each cache holds (for the benchmarks and the tests)."""
         return {
             "traces": len(self._traces),
+            "served": len(self._served),
             "quick_checks": len(self._quick),
             "sweeps": len(self._sweeps),
             "widths": len(self._widths),

@@ -16,6 +16,12 @@
    loaded into this process as the package ``witness_before`` from `git archive`): the same
    200 slider changes served by both, fresh caches, alternating; the texts must be identical
    (else MISMATCH, exit 1). Budget: today / before <= 1.05.
+5. The cost of a pass on the slider path: the evidence fragment (`live_view`) for the same new
+   states priced on a machine (H100, Llama 3.1 8B / 3.2 1B) against machine custom, fresh
+   caches, alternating; then a batch drag on a machine (every batch new, the match seen: the
+   request's passes are cached, only its price and the batch axis are new) against the same
+   drag of the c slider with machine custom. Budget: a machine adds at most 10% to a new
+   state (median ratio of the pairs).
 4. What a slider change to a new method costs: ``serve_request`` + the quick check
    (`first_token_check` of the state's method, 10 000 blocks) and the 32-request ensemble
    (`serve_ensemble`, `serve_path` per request) for trees of width 2/3/4 and each drafting,
@@ -416,6 +422,61 @@ def bench_methods() -> None:
     print("   x chain: against the chain at the same k, measured in this run")
 
 
+MACHINE_BUDGET = 1.10
+
+
+def bench_machine() -> bool:
+    app = AppSettings()
+    machine = {"machine": "h100", "pair": "llama-8b-1b"}
+
+    def state(s: Settings, extra: dict[str, str]) -> Any:
+        return parse_state([*query(s), *extra.items()])
+
+    def view(st: Any) -> float:
+        return timed(lambda _: live_view(st, app, witness), 1)[0]
+
+    ratios, custom_ms, machine_ms = [], [], []
+    for i in range(60):
+        s = slider_settings(i)
+        pair = [state(s, {}), state(s, machine)]
+        order = (0, 1) if i % 2 == 0 else (1, 0)  # alternate which goes first
+        ms = [0.0, 0.0]
+        for j in order:
+            clear_caches()
+            ms[j] = view(pair[j])
+        if i >= 10:  # warm-up
+            custom_ms.append(ms[0])
+            machine_ms.append(ms[1])
+            ratios.append(ms[1] / ms[0])
+    ratio = statistics.median(ratios)
+    print("\n5. The cost of a pass on the slider path (the evidence fragment, live_view)")
+    print(f"   {'what':<52} {'median ms':>10}")
+    print(
+        f"   {'a new state, machine custom (reference)':<52} {statistics.median(custom_ms):>10.2f}"
+    )
+    print(f"   {'the same new state on an H100':<52} {statistics.median(machine_ms):>10.2f}")
+    clear_caches()
+    base = Settings(match=0.6)
+    view(state(base, {}))  # the match is seen: its ensemble and laws are kept
+    drags = {
+        "batch drag on an H100 (batch 2..41)": [
+            state(base, {**machine, "batch": str(b)}) for b in range(2, 42)
+        ],
+        "c slider drag, machine custom (0.11..0.50)": [
+            state(base, {"draft_cost": f"{0.10 + 0.01 * i:.2f}"}) for i in range(1, 41)
+        ],
+    }
+    for name, states in drags.items():
+        print(f"   {name:<52} {statistics.median(view(st) for st in states):>10.2f}")
+    ok = ratio <= MACHINE_BUDGET
+    verdict = "ok" if ok else "OVER BUDGET"
+    print(
+        f"   a new state on a machine / custom: {ratio:.3f} (median of {len(ratios)} pairs; "
+        f"budget <= {MACHINE_BUDGET}): {verdict}"
+    )
+    return ok
+
+
 def main() -> int:
     cpus = os.cpu_count()
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cpus
@@ -433,7 +494,7 @@ def main() -> int:
         print("MISMATCH: the chain's text differs from the code before token trees")
         return 1
     bench_methods()
-    return 0
+    return 0 if bench_machine() else 1
 
 
 if __name__ == "__main__":

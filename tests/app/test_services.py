@@ -54,3 +54,25 @@ def test_teeth_the_key_really_reduces() -> None:
     w.trace(s)
     w.trace(s.model_copy(update={"draft_cost": 0.4}))
     assert w.sizes()["traces"] == 2
+
+
+def test_a_price_only_change_reprices_the_served_blocks() -> None:
+    """c, the machine, the batch, the context and the timings price a request; they never
+    change its blocks, so the app serves the blocks once and prices them per state, and the
+    result is exactly what `serve_request` gives for that state."""
+    from witness import serve_request
+
+    w = Witness()
+    priced = [
+        Settings(),
+        Settings(draft_cost=0.37),
+        Settings(machine="h100", batch=200, context=4096, tpot_ms=11.0, ttft_ms=40.0),
+        Settings(machine="laptop", pair="t5-xxl-small", draft_cost=0.9),
+    ]
+    for s in priced:
+        assert w.trace(s) == serve_request(s)
+    assert w.sizes()["served"] == 1 and w.sizes()["traces"] == len(priced)
+    # Teeth: what changes the blocks is served again.
+    for s in (Settings(k=5), Settings(tokens=1), Settings(tokens=1, machine="l4")):
+        assert w.trace(s) == serve_request(s)
+    assert w.sizes()["served"] == 3
