@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
+from tests.witness.joint_law import joint_cells
 from witness import RequestCache, Settings, next_k_heuristic
 from witness.adaptive import (
     CONFIDENCE_THRESHOLD,
@@ -182,7 +183,6 @@ def test_recovery_brings_a_draft_that_never_agrees_back_to_plain_speed() -> None
 N = 20_000
 N_TEETH = 10_000  # the broken twins fail at p < 1e-9 with this many
 LEVEL = 1e-3
-TOP_FIRST, TOP_SECOND = 8, 6
 SHORT = Settings(tokens=3, k=4, match=0.6)
 
 
@@ -201,34 +201,6 @@ def _first_two(policy: Policy, s: Settings, n: int, *, peek: bool = False) -> np
     return out
 
 
-def _joint_cells(pairs: np.ndarray, prompt: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Counts and exact probabilities of (x0, x1) cells: p's top tokens at each position,
-    each with an "other" cell, and one cell for any other first token (as in
-    tests/witness/test_methods.py)."""
-    models = tiny_models()
-    before, prev = context_pair(models, prompt)
-    p1 = models.target_row(before, prev)
-    firsts = np.argsort(-p1, kind="stable")[:TOP_FIRST]
-    probs: list[float] = []
-    cell: dict[tuple[int, int], int] = {}
-    other_second: dict[int, int] = {}
-    for x in (int(t) for t in firsts):
-        p2 = models.target_row(prev, x)
-        seconds = np.argsort(-p2, kind="stable")[:TOP_SECOND]
-        for y in (int(t) for t in seconds):
-            cell[(x, y)] = len(probs)
-            probs.append(float(p1[x] * p2[y]))
-        other_second[x] = len(probs)
-        probs.append(float(p1[x] * (1.0 - p2[seconds].sum())))
-    rest = len(probs)
-    probs.append(float(1.0 - p1[firsts].sum()))
-    counts = np.zeros(len(probs), dtype=np.int64)
-    for x, y in pairs.tolist():
-        counts[cell.get((x, y), other_second.get(x, rest))] += 1
-    law = np.array(probs)
-    return counts, law / law.sum()
-
-
 def _p_values(
     policy: Policy, s: Settings, n: int = N, *, peek: bool = False
 ) -> tuple[float, float]:
@@ -239,7 +211,7 @@ def _p_values(
     pairs = _first_two(policy, s, n, peek=peek)
     p0 = models.target_row(*context_pair(models, prompt))
     first = np.bincount(pairs[:, 0], minlength=p0.size)
-    counts, law = _joint_cells(pairs, prompt)
+    counts, law = joint_cells(pairs, prompt)
     return chi_square_against(first, p0).p_value, chi_square_against(counts, law).p_value
 
 

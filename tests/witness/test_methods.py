@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import witness.methods
+from tests.witness.joint_law import joint_cells
 from tests.witness.strategies import PROPERTY
 from witness import RequestCache, Settings, serve_request
 from witness.evaluation import chi_square_against, first_position
@@ -240,7 +241,6 @@ def test_widening_keeps_every_level_a_narrower_sibling_accepted(drafting: str) -
 
 N = 10_000
 LEVEL = 1e-3
-TOP_FIRST, TOP_SECOND = 8, 6
 
 
 def _first_two(s: Settings, n: int, seed: int) -> tuple[np.ndarray, list[int]]:
@@ -267,37 +267,9 @@ def _first_two(s: Settings, n: int, seed: int) -> tuple[np.ndarray, list[int]]:
     return out, prompt
 
 
-def _joint_cells(pairs: np.ndarray, prompt: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Counts and exact probabilities of (x1, x2) cells: p's top tokens at each position,
-    each with an "other" cell, and one cell for any other first token."""
-    models = tiny_models()
-    before, prev = context_pair(models, prompt)
-    p1 = models.target_row(before, prev)
-    firsts = np.argsort(-p1, kind="stable")[:TOP_FIRST]
-    probs: list[float] = []
-    cell: dict[tuple[int, int], int] = {}
-    other_second: dict[int, int] = {}
-    for x in (int(t) for t in firsts):
-        p2 = models.target_row(prev, x)
-        seconds = np.argsort(-p2, kind="stable")[:TOP_SECOND]
-        for y in (int(t) for t in seconds):
-            cell[(x, y)] = len(probs)
-            probs.append(float(p1[x] * p2[y]))
-        other_second[x] = len(probs)
-        probs.append(float(p1[x] * (1.0 - p2[seconds].sum())))
-    rest = len(probs)
-    probs.append(float(1.0 - p1[firsts].sum()))
-    counts = np.zeros(len(probs), dtype=np.int64)
-    for x, y in pairs.tolist():
-        index = cell.get((x, y), other_second.get(x, rest))
-        counts[index] += 1
-    law = np.array(probs)
-    return counts, law / law.sum()
-
-
 def _p_value(s: Settings, seed: int = 20251) -> float:
     pairs, prompt = _first_two(s, N, seed)
-    counts, law = _joint_cells(pairs, prompt)
+    counts, law = joint_cells(pairs, prompt)
     return chi_square_against(counts, law).p_value
 
 
