@@ -251,8 +251,7 @@ def _notes(s: Settings) -> tuple[str, ...]:
 
 
 def drafting_view(s: Settings, problems: tuple[FieldProblem, ...]) -> DraftingView:
-    controls = {n: control(n, s, problems) for n in DRAFTING}
-    moved = any(getattr(s, n) != field_bounds(n)["default"] for n in DRAFTING)
+    controls, opened = _group(DRAFTING, s, problems)
     return DraftingView(
         width=controls["tree_width"],
         drafting=controls["drafting"],
@@ -261,8 +260,18 @@ def drafting_view(s: Settings, problems: tuple[FieldProblem, ...]) -> DraftingVi
         summary=tree_text(s),
         depth_note=depth_text(s.tree_width),
         notes=_notes(s),
-        open=moved or any(c.error for c in controls.values()),
+        open=opened,
     )
+
+
+def _group(
+    names: tuple[str, ...], s: Settings, problems: tuple[FieldProblem, ...]
+) -> tuple[dict[str, Control], bool]:
+    """A folded group's controls, and whether it opens: any of them moved from its default,
+    or refused."""
+    controls = {n: control(n, s, problems) for n in names}
+    moved = any(getattr(s, n) != field_bounds(n)["default"] for n in names)
+    return controls, moved or any(c.error for c in controls.values())
 
 
 # The cost-of-a-pass control: which machine prices the passes, and of what.
@@ -348,8 +357,7 @@ def cost_lines(s: Settings) -> tuple[str, ...]:
 
 
 def cost_view(s: Settings, problems: tuple[FieldProblem, ...]) -> CostView:
-    controls = {n: control(n, s, problems) for n in COST}
-    moved = any(getattr(s, n) != field_bounds(n)["default"] for n in COST)
+    controls, opened = _group(COST, s, problems)
     cost = costing(s)
     source = ""
     if cost.machine is not None and cost.pair is not None:
@@ -363,5 +371,5 @@ def cost_view(s: Settings, problems: tuple[FieldProblem, ...]) -> CostView:
         context=controls["context"],
         lines=cost_lines(s),
         source=source,
-        open=moved or any(c.error for c in controls.values()),
+        open=opened,
     )
