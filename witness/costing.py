@@ -166,6 +166,7 @@ class Costing:
     context: int = 0
     plain_seconds: float = 0.0  # one plain decoding step: a target pass over the batch
     draft_seconds: float = 0.0  # one draft pass over the batch
+    drafts_with_model: bool = True  # False for prompt lookup: no draft model is loaded or run
 
     def seconds(self, model: Model, tokens: int) -> float:
         """One pass of ``model`` scoring ``tokens`` tokens of every sequence of the batch."""
@@ -200,19 +201,21 @@ class Costing:
 
     @property
     def weights_bytes(self) -> float:
+        """The weights the server holds: the target's, and the draft's unless lookup."""
         assert self.pair is not None
-        return (self.pair.target.params + self.pair.draft.params) * BF16
+        draft = self.pair.draft.params if self.drafts_with_model else 0.0
+        return (self.pair.target.params + draft) * BF16
 
     @property
     def kv_bytes(self) -> float:
-        """KV cache of the batch, both models: what the context costs in memory."""
+        """KV cache of the batch, each model that runs: what the context costs in memory."""
         assert self.pair is not None
-        per_token = self.pair.target.kv_per_token + self.pair.draft.kv_per_token
-        return self.batch * self.context * per_token
+        draft = self.pair.draft.kv_per_token if self.drafts_with_model else 0.0
+        return self.batch * self.context * (self.pair.target.kv_per_token + draft)
 
     @property
     def fits(self) -> bool:
-        """Both models' weights and the batch's KV cache fit in the machine's memory."""
+        """The weights and the batch's KV cache fit in the machine's memory."""
         if self.machine is None:
             return True
         return self.weights_bytes + self.kv_bytes <= self.machine.memory
@@ -225,7 +228,7 @@ def costing(s: Settings) -> Costing:
     if s.machine == "custom":
         return Costing(0.0 if s.draft_source == "lookup" else s.draft_cost)
     on = _on_machine(s.machine, s.pair, s.batch, s.context)
-    return replace(on, c=0.0) if s.draft_source == "lookup" else on
+    return replace(on, c=0.0, drafts_with_model=False) if s.draft_source == "lookup" else on
 
 
 @lru_cache(maxsize=1024)

@@ -324,14 +324,12 @@ def cost_lines(s: Settings) -> tuple[str, ...]:
         f"{s.context} tokens of context.",
         "A pass takes T = max((N·2 bytes + KV bytes) / bandwidth, 2·N·tokens / FLOP/s): "
         f"a plain decoding step (the target scoring 1 token of each of {s.batch} "
-        f"sequence{'s' if s.batch != 1 else ''}) {plain_ms:.3f} ms, a draft pass "
-        f"{draft_ms:.3f} ms, so c = T_draft / T_target = {cost.c:.3f}"
+        f"sequence{'s' if s.batch != 1 else ''}) {plain_ms:.3f} ms, "
         + (
-            " (prompt lookup runs no draft model: c counts as 0)"
+            "and prompt lookup runs no draft model, so no draft pass is paid (c = 0)."
             if s.draft_source == "lookup"
-            else ""
-        )
-        + ".",
+            else f"a draft pass {draft_ms:.3f} ms, so c = T_draft / T_target = {cost.c:.3f}."
+        ),
         f"The verifying pass scores {scored} tokens of each sequence ({s.batch * scored} in "
         f"all): {verify_ms:.3f} ms, {cost.verify(scored):.2f} plain steps"
         + (

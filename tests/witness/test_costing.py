@@ -330,3 +330,16 @@ def test_a_trees_priced_optimum_is_finite_and_may_lie_past_its_range(
     assert o.unconstrained == _argmax_first(far) and o.limit is None
     assert o.k == _argmax_first(far[:k_max])
     assert o.past_range == (o.unconstrained > k_max)
+
+
+def test_prompt_lookup_holds_no_draft_model_in_memory() -> None:
+    """Lookup copies its draft: no draft weights and no draft KV count against memory."""
+    s = Settings(machine="h100", batch=60, context=8000)
+    lookup = costing(s.model_copy(update={"draft_source": "lookup"}))
+    model = costing(s)
+    pair = model.pair
+    assert pair is not None
+    assert model.weights_bytes - lookup.weights_bytes == pytest.approx(pair.draft.params * 2)
+    kv = 60 * 8000 * pair.draft.kv_per_token
+    assert model.kv_bytes - lookup.kv_bytes == pytest.approx(kv)
+    assert lookup.fits and not model.fits  # this state fits only without the draft model
