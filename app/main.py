@@ -16,6 +16,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from app.config import AppSettings, get_settings
 from app.rendering.collector import CollectBetweenRequests
 from app.rendering.pipeline import GZIP_LEVEL, Env, Pipeline
+from app.rendering.requests import RequestShape
 from app.rendering.security import SecurityHeaders
 from app.rendering.templating import make_templates
 from app.routes import api, pages, roofline, route, steps, study
@@ -56,6 +57,8 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
+        # Its redirect trusts the Host header: app/rendering/requests.py redirects instead.
+        redirect_slashes=False,
     )
     # Everything the app keeps lives here, made fresh for each app: its settings, its witness
     # results (app/services.py) and its renders, whose new states queue at one gate
@@ -87,6 +90,8 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     # is ~10x smaller gzipped); tiny answers such as /healthz are left as they are.
     # Rendered pages arrive gzipped already (app/rendering/pipeline.py) and pass through.
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=GZIP_LEVEL)
+    # Inside the security headers, so a redirect and a HEAD answer carry them too.
+    app.add_middleware(RequestShape)
     app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
     # Outermost, so it runs once the whole response, compressed and with its headers, is sent.
     app.add_middleware(CollectBetweenRequests)

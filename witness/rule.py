@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from witness.theory import as_distribution, residual_unchecked, sample_inverse_cdf
+from witness.theory import as_distribution, residual_unchecked, sample_inverse_cdf, token_ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +85,26 @@ def verify_block(
     """
     p = as_distribution(p_rows, "p_rows")
     q = as_distribution(q_rows, "q_rows")
-    x = np.asarray(draft, dtype=np.intp)
+    x = token_ids(draft, "draft", p.shape[-1])
     uu = np.asarray(u, dtype=np.float64)
-    k = x.shape[0]
-    if q.shape[0] != k or p.shape[0] != k + 1 or uu.shape[0] != k or p.shape[1:] != q.shape[1:]:
-        raise ValueError(f"need p_rows[k+1, V], q_rows[k, V], draft[k], u[k] with k = {k}")
+    k = x.shape[0] if x.ndim == 1 else -1
+    if (
+        x.ndim != 1
+        or p.ndim != 2
+        or q.ndim != 2
+        or q.shape[0] != k
+        or p.shape[0] != k + 1
+        or uu.shape != (k,)
+        or p.shape[1:] != q.shape[1:]
+    ):
+        raise ValueError(
+            f"need p_rows[k+1, V], q_rows[k, V], draft[k], u[k] (got p_rows {p.shape}, "
+            f"q_rows {q.shape}, draft {x.shape}, u {uu.shape})"
+        )
+    if not np.isfinite(uu).all() or (uu < 0).any() or (uu >= 1).any():
+        raise ValueError("u must hold uniforms in [0, 1)")
+    if not 0.0 <= float(u_repair) < 1.0:
+        raise ValueError(f"u_repair must be a uniform in [0, 1) (got {u_repair!r})")
     return verify_unchecked(p, q, x, uu, u_repair, verify=verify, repair=repair)
 
 

@@ -7,32 +7,71 @@ is the last axis of an array, so a ``[k, V]`` stack of rows is handled in one ca
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 FloatArray = NDArray[np.float64]
 
-# Distributions are checked to this tolerance; the tiny models produce sums within 1e-15.
+# Distributions in float64 are checked to this tolerance (the tiny models' sums are within
+# 1e-15); rows given in a coarser float are held to what that float can sum to (below).
 _SUM_TOLERANCE = 1e-9
 
 
+def _sum_tolerance(dtype: np.dtype[Any], vocab: int) -> float:
+    """How far from 1 a row of ``vocab`` probabilities in ``dtype`` may sum: a float32 row
+    normalised in float32 is off by ~1e-7 (its rounding, summed over the row)."""
+    if dtype.kind != "f" or np.finfo(dtype).eps <= np.finfo(np.float64).eps:
+        return _SUM_TOLERANCE
+    return float(max(_SUM_TOLERANCE, 4.0 * float(np.finfo(dtype).eps) * max(vocab, 1) ** 0.5))
+
+
 def as_distribution(x: ArrayLike, name: str = "distribution") -> FloatArray:
-    """Return ``x`` as a float64 array whose last axis is a probability vector, or raise.
+    """Return ``x`` as a float64 array whose last axis is a probability vector, or raise
+    a ValueError naming ``name``. The sum's tolerance follows the input's float type.
 
     Examples
     --------
     >>> as_distribution([0.25, 0.75]).tolist()
     [0.25, 0.75]
+    >>> as_distribution(np.array([0.1, 0.2, 0.7], dtype=np.float32)).dtype
+    dtype('float64')
     """
-    arr = np.asarray(x, dtype=np.float64)
+    try:
+        given = np.asarray(x)
+    except ValueError as exc:  # ragged rows
+        raise ValueError(f"{name} must be rows of equal length (a rectangular array)") from exc
+    if given.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold numbers, not {given.dtype}")
+    arr = given.astype(np.float64)
     if arr.ndim == 0 or arr.shape[-1] == 0:
         raise ValueError(f"{name} must have at least one token on its last axis")
     if not np.isfinite(arr).all() or (arr < 0).any():
         raise ValueError(f"{name} must hold finite, non-negative probabilities")
-    if not np.allclose(arr.sum(axis=-1), 1.0, rtol=0.0, atol=_SUM_TOLERANCE):
-        raise ValueError(f"{name} must sum to 1 along its last axis")
+    tolerance = _sum_tolerance(given.dtype, arr.shape[-1])
+    if arr.size and float(np.abs(arr.sum(axis=-1) - 1.0).max()) > tolerance:
+        raise ValueError(f"{name} must sum to 1 along its last axis (within {tolerance:.0e})")
     return arr
+
+
+def token_ids(x: ArrayLike, name: str, vocab: int) -> NDArray[np.intp]:
+    """Return ``x`` as token ids (an integer array of values 0..vocab − 1), or raise a
+    ValueError naming ``name`` and the range: a float, a bool or a negative id is refused,
+    never rounded or wrapped.
+
+    Examples
+    --------
+    >>> token_ids([2, 0], "draft", 4).tolist()
+    [2, 0]
+    """
+    raw = np.asarray(x)
+    if raw.size and raw.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be integer token ids from 0 to {vocab - 1}, not {raw.dtype}")
+    if raw.size and (int(raw.min()) < 0 or int(raw.max()) >= vocab):
+        bad = int(raw.min()) if int(raw.min()) < 0 else int(raw.max())
+        raise ValueError(f"{name} must be token ids from 0 to {vocab - 1} (got {bad})")
+    return raw.astype(np.intp)
 
 
 def _pair(p: ArrayLike, q: ArrayLike) -> tuple[FloatArray, FloatArray]:

@@ -120,7 +120,8 @@ def control(name: str, s: Settings, problems: tuple[FieldProblem, ...]) -> Contr
         value=text,
         value_text=shown,
         min=_bound(_lowest(bounds)),
-        max=_bound(bounds.get("max", bounds.get("max_length"))),
+        # A text field's bound is its max_length ("max" is there too, and None).
+        max=_bound(bounds["max"] if bounds.get("max") is not None else bounds.get("max_length")),
         step=_bound(bounds.get("step")),
         error="; ".join(p.message for p in problems if p.field == name),
         options=options,

@@ -277,3 +277,13 @@ def test_state_round_trips_through_the_url(client: TestClient) -> None:
     again: StationView = view_of(client.get(view.links.page))
     assert again.settings == settings
     assert again.state == view.state
+
+
+def test_every_text_and_number_input_states_its_bound(client: TestClient) -> None:
+    """The prompt rendered maxlength="" (issue 13): its bound is the model's max_length."""
+    from witness.settings import field_bounds
+
+    html = client.get("/station").text
+    (prompt,) = find(html, id="in-prompt")
+    assert prompt.attrs["maxlength"] == str(field_bounds("prompt")["max_length"]) == "200"
+    assert 'maxlength=""' not in html and 'max=""' not in html
