@@ -10,6 +10,16 @@ from fastapi.testclient import TestClient
 from witness import Settings, optimal_k, serve_request
 from witness.evaluation import first_position
 
+# The JSON routes that take the instrument's settings as their query.
+SETTINGS_ROUTES = (
+    "/api/trace",
+    "/api/sweep",
+    "/api/batch",
+    "/api/race",
+    "/api/distributions",
+    "/api/evaluation",
+)
+
 
 def test_trace_is_exactly_the_witness_to_dict(client: TestClient) -> None:
     r = client.get("/api/trace", params={"match": 0.4, "k": 6, "seed": 12})
@@ -58,17 +68,7 @@ def test_evaluation_judges_each_mode(client: TestClient) -> None:
         ({"prompt": "x" * 500}, "prompt", "at most 200 characters"),
     ],
 )
-@pytest.mark.parametrize(
-    "path",
-    [
-        "/api/trace",
-        "/api/sweep",
-        "/api/batch",
-        "/api/race",
-        "/api/distributions",
-        "/api/evaluation",
-    ],
-)
+@pytest.mark.parametrize("path", SETTINGS_ROUTES)
 def test_bad_values_are_a_422_naming_field_and_range(
     client: TestClient, path: str, params: dict[str, object], field: str, range_text: str
 ) -> None:
@@ -88,15 +88,7 @@ def test_unknown_parameters_are_refused_by_name(client: TestClient) -> None:
 
 def test_openapi_describes_the_api_and_no_cdn_docs_are_served(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
-    for path in (
-        "/api/trace",
-        "/api/sweep",
-        "/api/batch",
-        "/api/race",
-        "/api/distributions",
-        "/api/evaluation",
-        "/healthz",
-    ):
+    for path in (*SETTINGS_ROUTES, "/healthz"):
         assert path in spec["paths"]
     params = {p["name"] for p in spec["paths"]["/api/trace"]["get"]["parameters"]}
     assert params == set(Settings.model_fields)

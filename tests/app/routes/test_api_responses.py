@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel, TypeAdapter
 
 from app.routes import api_models, route
+from tests.app.routes.test_api import SETTINGS_ROUTES
 from witness import Settings, acceptance_rate, output_distribution, residual, serve_request
 from witness.evaluation import evaluate, first_position
 from witness.lm import tiny_models
@@ -266,18 +267,7 @@ def test_openapi_types_the_manifest(spec: dict[str, Any]) -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        "/api/trace",
-        "/api/sweep",
-        "/api/batch",
-        "/api/race",
-        "/api/distributions",
-        "/api/evaluation",
-        "/api/checkpoint",
-    ],
-)
+@pytest.mark.parametrize("path", [*SETTINGS_ROUTES, "/api/checkpoint"])
 def test_no_api_response_is_a_bare_object(spec: dict[str, Any], path: str) -> None:
     """Every object in each response names its fields; only the echoed settings are free."""
     seen: set[str] = set()
