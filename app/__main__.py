@@ -6,7 +6,7 @@ import socket
 
 import uvicorn
 
-from app.config import get_settings
+from app.config import get_settings, worker_count
 
 EVERY_INTERFACE = ("0.0.0.0", "::")
 
@@ -32,13 +32,17 @@ def addresses(host: str, port: int) -> list[str]:
 def main() -> None:
     settings = get_settings()
     urls = " or ".join(addresses(settings.host, settings.port))
-    print(f"Station 08 · Speculative decoding: {urls}", flush=True)
+    workers = worker_count(settings)
+    print(f"Station 08 · Speculative decoding: {urls} ({workers} workers)", flush=True)
     uvicorn.run(
         "app.main:create_app",
         factory=True,
         host=settings.host,
         port=settings.port,
         log_level="info",
+        # One process per core: a render holds the GIL, so threads cannot share the work.
+        # Every worker builds its own caches from the same pure functions.
+        workers=workers,
     )
 
 

@@ -6,6 +6,7 @@ this model by tests/app/test_config.py, so the two cannot drift apart.
 
 from __future__ import annotations
 
+import os
 from functools import cache
 
 from pydantic import Field
@@ -31,10 +32,29 @@ class AppSettings(BaseSettings):
             "Station 09 (Evaluation and falsification). Empty: the link says it is not configured."
         ),
     )
+    workers: int = Field(
+        0,
+        ge=0,
+        le=64,
+        description=(
+            "Worker processes `make serve` starts; 0: one per core. Each keeps its own caches"
+            " (the station keeps no learner state)."
+        ),
+    )
     frame_ancestors: str = Field(
         "'self'",
         description="CSP frame-ancestors: who may embed the station (e.g. the cockpit's origin).",
     )
+
+
+def worker_count(settings: AppSettings) -> int:
+    """The workers to start: as configured, or one per core this process may run on."""
+    if settings.workers:
+        return settings.workers
+    try:
+        return max(1, len(os.sched_getaffinity(0)))  # a container's CPU set, not the host's
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 @cache

@@ -83,7 +83,8 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
         return FileResponse(ROOT / "static" / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/healthz", tags=["ops"], summary="Liveness: the process answers")
-    def healthz() -> dict[str, str]:
+    async def healthz() -> dict[str, str]:
+        # async: answered on the event loop, never queued behind renders in the thread pool.
         return {"status": "ok"}
 
     # Learners are often on poor networks: compress pages and fragments (a whole station page

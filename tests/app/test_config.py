@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from app.config import AppSettings
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -45,3 +47,16 @@ def test_serve_prints_addresses_a_learner_can_open() -> None:
     every = addresses("0.0.0.0", 8008)
     assert every[0] == "http://127.0.0.1:8008/"
     assert all("0.0.0.0" not in url for url in every)  # not an address anyone can open
+
+
+def test_workers_default_to_one_per_core_and_can_be_set(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    from app.config import worker_count
+
+    assert worker_count(AppSettings()) == len(os.sched_getaffinity(0))
+    monkeypatch.setenv("STATION08_WORKERS", "3")
+    assert worker_count(AppSettings()) == 3
+    monkeypatch.setenv("STATION08_WORKERS", "-1")
+    with pytest.raises(ValueError, match="workers"):
+        AppSettings()
