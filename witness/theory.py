@@ -6,6 +6,7 @@ is the last axis of an array, so a ``[k, V]`` stack of rows is handled in one ca
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,14 +18,55 @@ FloatArray = NDArray[np.float64]
 # Distributions in float64 are checked to this tolerance (the tiny models' sums are within
 # 1e-15); rows given in a coarser float are held to what that float can sum to (below).
 _SUM_TOLERANCE = 1e-9
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _sum_tolerance(dtype: np.dtype[Any], vocab: int) -> float:
     """How far from 1 a row of ``vocab`` probabilities in ``dtype`` may sum: a float32 row
     normalised in float32 is off by ~1e-7 (its rounding, summed over the row)."""
+    if dtype == _FLOAT64:  # the common case, without asking np.finfo twice
+        return _SUM_TOLERANCE
+    return _coarse_sum_tolerance(dtype, vocab)
+
+
+@functools.lru_cache(maxsize=256)
+def _coarse_sum_tolerance(dtype: np.dtype[Any], vocab: int) -> float:
     if dtype.kind != "f" or np.finfo(dtype).eps <= np.finfo(np.float64).eps:
         return _SUM_TOLERANCE
     return float(max(_SUM_TOLERANCE, 4.0 * float(np.finfo(dtype).eps) * max(vocab, 1) ** 0.5))
+
+
+# Up to this many values, a small reduction is cheaper as a Python list than as numpy calls.
+_SMALL = 64
+
+
+def _min_max(values: NDArray[Any]) -> tuple[Any, Any]:
+    """The smallest and largest of a non-empty array (Python scalars), in the fewest calls."""
+    if values.size <= _SMALL:
+        listed = values.ravel().tolist()
+        return min(listed), max(listed)
+    return values.min().item(), values.max().item()
+
+
+def _plainly_valid(arr: FloatArray, tolerance: float) -> bool:
+    """True when every value is finite and non-negative and every row sums to 1 within
+    ``tolerance``: two passes over ``arr`` (its row sums and its minimum) instead of four.
+
+    False means "look again" (the named checks in `as_distribution` decide and word the
+    refusal), so this may be conservative but never accepts what those checks refuse: a NaN
+    makes the minimum NaN, a -inf makes it negative, and a +inf (or an overflow) makes a row
+    sum infinite, all of which fail here. A row sum can be NaN only with a NaN or a -inf in
+    the row, which the minimum has already caught, so the list's min and max see no NaN.
+    """
+    if not float(np.minimum.reduce(arr, axis=None)) >= 0.0:
+        return False
+    sums = np.add.reduce(arr, axis=-1)  # what arr.sum(axis=-1) computes, to the last bit
+    if sums.ndim == 0:
+        total = float(sums)
+        return abs(total - 1.0) <= tolerance
+    low, high = _min_max(sums)
+    # |s - 1| <= t for every s, as the two one-sided tests (rounding is sign-symmetric).
+    return bool(high - 1.0 <= tolerance and 1.0 - low <= tolerance)
 
 
 def as_distribution(x: ArrayLike, name: str = "distribution") -> FloatArray:
@@ -47,10 +89,12 @@ def as_distribution(x: ArrayLike, name: str = "distribution") -> FloatArray:
     arr = given.astype(np.float64)
     if arr.ndim == 0 or arr.shape[-1] == 0:
         raise ValueError(f"{name} must have at least one token on its last axis")
+    tolerance = _sum_tolerance(given.dtype, arr.shape[-1])
+    if arr.size == 0 or _plainly_valid(arr, tolerance):
+        return arr
     if not np.isfinite(arr).all() or (arr < 0).any():
         raise ValueError(f"{name} must hold finite, non-negative probabilities")
-    tolerance = _sum_tolerance(given.dtype, arr.shape[-1])
-    if arr.size and float(np.abs(arr.sum(axis=-1) - 1.0).max()) > tolerance:
+    if float(np.abs(arr.sum(axis=-1) - 1.0).max()) > tolerance:
         raise ValueError(f"{name} must sum to 1 along its last axis (within {tolerance:.0e})")
     return arr
 
@@ -68,9 +112,11 @@ def token_ids(x: ArrayLike, name: str, vocab: int) -> NDArray[np.intp]:
     raw = np.asarray(x)
     if raw.size and raw.dtype.kind not in "iu":
         raise ValueError(f"{name} must be integer token ids from 0 to {vocab - 1}, not {raw.dtype}")
-    if raw.size and (int(raw.min()) < 0 or int(raw.max()) >= vocab):
-        bad = int(raw.min()) if int(raw.min()) < 0 else int(raw.max())
-        raise ValueError(f"{name} must be token ids from 0 to {vocab - 1} (got {bad})")
+    if raw.size:
+        low, high = _min_max(raw)
+        if low < 0 or high >= vocab:
+            bad = int(low) if low < 0 else int(high)
+            raise ValueError(f"{name} must be token ids from 0 to {vocab - 1} (got {bad})")
     return raw.astype(np.intp)
 
 
@@ -414,6 +460,8 @@ def sample_inverse_cdf(dist: ArrayLike, u: ArrayLike) -> NDArray[np.intp]:
     arr = np.asarray(dist, dtype=np.float64)
     if arr.ndim != 1:
         raise ValueError("sample_inverse_cdf takes one distribution")
+    if isinstance(u, float):  # one uniform (a Python or numpy float): no array to build
+        return np.asarray(sample_one(arr, float(u)), dtype=np.intp)
     if np.ndim(u) == 0:
         return np.asarray(sample_one(arr, float(np.asarray(u))), dtype=np.intp)
     cdf = arr.cumsum()
