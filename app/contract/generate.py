@@ -100,6 +100,11 @@ def contract_js() -> str:
         const("MEMORY_VERSION", route.MEMORY_VERSION, "The version of a route-memory entry."),
         const("EXPORT_KIND", route.EXPORT_KIND, "The kind of an exported route-memory file."),
         const("MAX_BYTES", route.MEMORY_MAX_BYTES, "The largest stored entry read, in characters."),
+        const(
+            "MAX_DEPTH",
+            route.MEMORY_MAX_DEPTH,
+            "The deepest nesting of objects and lists a stored entry may have.",
+        ),
         const("STUDY_KEY", route.STUDY_KEY, "The study card's own key."),
         const("READS", list(route.READS), "The stations whose entries the carry-in checks."),
         const(

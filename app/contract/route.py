@@ -46,6 +46,10 @@ EXPORT_KIND = "tsl.route-memory.export"
 # The largest stored entry the browser reads (characters); an export file may hold one per
 # station. Anything larger is kept aside as damaged, never parsed.
 MEMORY_MAX_BYTES = 64 * 1024
+# The deepest nesting of objects and lists an entry may have (an entry needs four levels).
+# JSON.parse takes far deeper text, but writing it out again (JSON.stringify with an indent, as
+# Export does) overflows the browser's stack; an entry nested deeper is kept aside as damaged.
+MEMORY_MAX_DEPTH = 64
 STUDY_KEY = f"tsl.study.{STATION_ID}"
 # The stations whose checkpoints this one reads (carry-in), in the order the page checks them.
 READS = ("serving", "long-context", "kv-memory")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.contract.bounds import station_url_max
 from app.contract.route import (
     EXPORT_KIND,
     KEY_PREFIX,
@@ -35,7 +36,8 @@ SHORT_TEXT_MAX = 2000
 TIMESTAMP_MAX = 40  # longer than any RFC 3339 date-time a station writes
 # A checkpoint's reopen link: only same-origin /station URLs (memory.js applies the same test).
 STATION_URL_PATTERN = r"^/station(\?[^#]*)?$"
-STATION_URL_MAX = 2000
+# Its length bound: the longest link the station writes, every part at its longest (bounds.py).
+STATION_URL_MAX = station_url_max()
 
 _TYPES = {
     "bool": "boolean",

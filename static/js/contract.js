@@ -37,6 +37,9 @@ export const EXPORT_KIND = "tsl.route-memory.export";
 // The largest stored entry read, in characters.
 export const MAX_BYTES = 65536;
 
+// The deepest nesting of objects and lists a stored entry may have.
+export const MAX_DEPTH = 64;
+
 // The study card's own key.
 export const STUDY_KEY = "tsl.study.speculative-decoding";
 
@@ -94,7 +97,7 @@ export const MODES = ["lossless", "no_repair", "no_verify"];
 export const STATION_URL_PATTERN = "^/station(\\?[^#]*)?$";
 
 // The longest reopenable link.
-export const STATION_URL_MAX = 2000;
+export const STATION_URL_MAX = 3057;
 
 // The longest date-time text accepted.
 export const TIMESTAMP_MAX = 40;

@@ -9,12 +9,12 @@
 // a validator error is said to a learner, and the checks a schema cannot state.
 
 import {
-  EXPORT_KIND, KEY_PREFIX, MAX_BYTES, MEMORY_VERSION, SETTINGS, STATIONS, STATION_ID, STATION_URL_MAX,
+  EXPORT_KIND, KEY_PREFIX, MAX_BYTES, MAX_DEPTH, MEMORY_VERSION, SETTINGS, STATIONS, STATION_ID, STATION_URL_MAX,
   STATION_URL_PATTERN, TIMESTAMP_MAX,
 } from "./contract.js";
 import { isDateTime, validateEntry, validateExport } from "../vendor/route-memory-validator.js";
 
-export { MAX_BYTES, STATIONS };
+export { MAX_BYTES, MAX_DEPTH, STATIONS };
 export const VERSION = MEMORY_VERSION;
 export const PREFIX = KEY_PREFIX;
 export const titleOf = (id) => (STATIONS.find(([s]) => s === id) || [id, id])[1];
@@ -38,10 +38,24 @@ function stamp() {
   return new Date().toISOString();
 }
 
+// Two backups of one key made in the same millisecond (an import with several entries for
+// one station) would share `<key>.backup.<ISO time>`; the later gets `.2`, `.3`, … after it.
+const SAME_MILLISECOND_MAX = 1000;
+
+/** A backup key for `key` that holds nothing yet (throws if none is free: callers catch). */
+function backupKey(store, key) {
+  const first = `${key}.backup.${stamp()}`;
+  if (store.getItem(first) === null) return first;
+  for (let n = 2; n <= SAME_MILLISECOND_MAX; n += 1) {
+    if (store.getItem(`${first}.${n}`) === null) return `${first}.${n}`;
+  }
+  throw new Error(`no free backup key beside ${first}`);
+}
+
 /** Move a blob aside; returns the backup key, or null if even that was impossible. */
 export function backup(store, key, raw) {
-  const aside = `${key}.backup.${stamp()}`;
   try {
+    const aside = backupKey(store, key);
     store.setItem(aside, raw);
     store.removeItem(key);
     return aside;
@@ -57,7 +71,7 @@ export function write(store, entry) {
     const previous = store.getItem(key);
     if (previous !== null && previous !== JSON.stringify(entry)) {
       try {
-        store.setItem(`${key}.backup.${stamp()}`, previous);
+        store.setItem(backupKey(store, key), previous);
       } catch {
         /* no room for the copy; the new entry still replaces it only if it fits */
       }
@@ -91,7 +105,12 @@ const NOUNS = {
   null: "null", object: "an object", array: "a list",
 };
 const shown = (x) => {
-  const text = x === undefined ? "nothing" : JSON.stringify(x);
+  let text;
+  try {
+    text = x === undefined ? "nothing" : JSON.stringify(x);
+  } catch {
+    text = Array.isArray(x) ? "a list" : "an object"; // nested past what this engine writes out
+  }
   return text.length <= 40 ? text : `${text.slice(0, 37)}...`;
 };
 
@@ -187,6 +206,40 @@ export function entryProblems(entry, expectedStation = null) {
   return p;
 }
 
+/**
+ * Whether a parsed JSON value nests objects and lists more than `limit` deep. Iterative, so a
+ * hostile blob nested a hundred thousand deep costs a loop, not the stack.
+ */
+export function tooDeep(value, limit = MAX_DEPTH) {
+  const stack = [[value, 1]];
+  while (stack.length) {
+    const [x, depth] = stack.pop();
+    if (x === null || typeof x !== "object") continue;
+    if (depth > limit) return true;
+    for (const v of Object.values(x)) stack.push([v, depth + 1]);
+  }
+  return false;
+}
+
+const DEEP = `nested too deeply (more than ${MAX_DEPTH} levels of objects and lists)`;
+
+/**
+ * What the reader would find wrong with an entry once written: its problems, and its size as
+ * stored (`write` stores JSON.stringify(entry); `load` refuses more than MAX_BYTES of it).
+ */
+export function storedProblems(entry) {
+  if (tooDeep(entry)) return [`it is ${DEEP}`];
+  const p = entryProblems(entry);
+  let size;
+  try {
+    size = JSON.stringify(entry).length;
+  } catch {
+    return [...p, "it is nested too deeply to be stored"];
+  }
+  if (size > MAX_BYTES) p.push(`it is too large (${size} characters; the limit is ${MAX_BYTES})`);
+  return p;
+}
+
 export function exportProblems(doc) {
   if (!isObj(doc)) return ["the file is not a JSON object"];
   if (validateExport(doc)) return [];
@@ -254,11 +307,14 @@ export function load(store, key) {
   }
   if (raw === null) return { kind: "missing" };
   if (raw.length > MAX_BYTES) return { kind: "damaged", raw, why: `too large (${raw.length} characters; the limit is ${MAX_BYTES})` };
+  let parsed;
   try {
-    return { kind: "parsed", raw, parsed: JSON.parse(raw) };
+    parsed = JSON.parse(raw);
   } catch {
     return { kind: "damaged", raw, why: "not valid JSON" };
   }
+  if (tooDeep(parsed)) return { kind: "damaged", raw, why: DEEP };
+  return { kind: "parsed", raw, parsed };
 }
 
 /**

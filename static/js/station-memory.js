@@ -4,10 +4,10 @@
 
 import {
   entryProblems, exportAll, exportProblems, keyOf, read, readAll, safeStationUrl,
-  storage, titleOf, write,
+  storage, storedProblems, titleOf, tooDeep, write,
 } from "./memory.js";
 import { saveBlob } from "./download.js";
-import { MAX_BYTES, STATIONS, STATION_ID, WORKLOAD } from "./contract.js";
+import { MAX_BYTES, MAX_DEPTH, STATIONS, STATION_ID, WORKLOAD } from "./contract.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -136,10 +136,20 @@ async function importFile(store, file) {
   } catch {
     return "Not imported: the file is not valid JSON. Nothing was changed.";
   }
+  // An export holds entries two levels down: deeper than that is no file this route writes.
+  if (tooDeep(doc, MAX_DEPTH + 2)) return "Not imported: the file is nested too deeply to be route memory. Nothing was changed.";
   const single = doc && typeof doc === "object" && "checkpoint" in doc;
   const problems = single ? entryProblems(doc) : exportProblems(doc);
   if (problems.length) return `Not imported: ${problems.slice(0, 4).join("; ")}. Nothing was changed.`;
   const entries = single ? [doc] : doc.entries;
+  // Each entry is held to the reader's own rules, its size as stored included, so nothing is
+  // imported that the next load would move aside.
+  const refused = entries.flatMap((entry, i) => {
+    const found = storedProblems(entry);
+    const which = `${single ? "the entry" : `entry ${i + 1}`} (${titleOf(entry.station)})`;
+    return found.length ? [`${which}: ${found.slice(0, 3).join("; ")}`] : [];
+  });
+  if (refused.length) return `Not imported: ${refused.slice(0, 4).join("; ")}. Nothing was changed.`;
   const failed = entries.map((e) => write(store, e)).filter((r) => !r.ok);
   if (failed.length) return `Imported with problems: ${failed.map((r) => r.message).join(" ")}`;
   return `Imported ${entries.length} checkpoint${entries.length === 1 ? "" : "s"}: ${entries.map((e) => titleOf(e.station)).join(", ")}.`;

@@ -1,0 +1,343 @@
+"""Route memory against what a hostile pass found (issue 13): what the station saves must load
+again, import must hold each entry to the reader's rules, no backup may overwrite another, and
+blobs written to be hostile to the page (prototype-pollution keys, huge strings, deep nesting)
+leave `Object.prototype` alone, the page working and the blob kept aside, never lost.
+
+Every test runs under the autouse monitor of conftest.py: no console error, no uncaught page
+error, no dialog, no request off the origin, no 5xx.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+import jsonschema
+import pytest
+from playwright.sync_api import Page, expect
+
+from app.contract.route import MEMORY_MAX_BYTES, WORKLOAD_FIELDS
+from app.state.presets import BY_ID
+from tests.browser.helpers import ROOT, seed_storage, storage_of
+
+SCHEMA = json.loads((ROOT / "docs" / "route-memory.schema.json").read_text(encoding="utf-8"))
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
+OURS = "tsl.route.speculative-decoding"
+SERVING = "tsl.route.serving"
+LONG = "tsl.route.long-context"
+STUDY = "tsl.study.speculative-decoding"
+SAVED_AT = "2026-11-29T08:00:00.000Z"
+
+
+def serving_entry(**workload: object) -> dict[str, object]:
+    body: dict[str, object] = {"ttftMs": 150, "tpotMs": 42, "tokensToGenerate": 24}
+    body.update(workload)
+    return {
+        "version": 1,
+        "station": "serving",
+        "savedAt": SAVED_AT,
+        "checkpoint": {"object": "route:ai-lab/transformers/serving", "workload": body},
+    }
+
+
+def other_entry(station: str = "long-context", **checkpoint: object) -> dict[str, object]:
+    return {"version": 1, "station": station, "savedAt": SAVED_AT, "checkpoint": checkpoint}
+
+
+def export_of(*entries: object) -> dict[str, object]:
+    return {
+        "version": 1,
+        "kind": "tsl.route-memory.export",
+        "exportedAt": SAVED_AT,
+        "entries": list(entries),
+    }
+
+
+def backups_of(stored: dict[str, str], key: str) -> dict[str, str]:
+    return {k: v for k, v in stored.items() if k.startswith(f"{key}.backup.")}
+
+
+def longest_query(prompt: str) -> str:
+    """A state with every option the station has, each at a long value, and the prompt."""
+    fields = {
+        "match": "0.12345678901234566",
+        "k": "5",
+        "draft_cost": "0.98765432109876541",
+        "verify": "on",
+        "repair": "off",
+        "greedy": "on",
+        "seed": "2147483647",
+        "tokens": "256",
+        "prompt": prompt,
+        "tpot_ms": "9999.9876543210987",
+        "ttft_ms": "599999.98765432101",
+        "tree_width": "2",
+        "drafting": "distinct",
+        "acceptance": "typical",
+        "draft_source": "adversary",
+        "machine": "laptop",
+        "pair": "t5-xxl-small",
+        "batch": "512",
+        "context": "131072",
+        "from": "cockpit",
+        "memory": ",".join(WORKLOAD_FIELDS),
+        "pred": "cheapen_draft",
+        "expect_faster": "yes",
+        "expect_kept": "yes",
+        "base": "0.12345678901234566,5,0.98765432109876541,0,0,1,2,distinct,typical,adversary",
+        "preset": max(BY_ID, key=len),
+        "view": "projector",
+        "embed": "1",
+        "sub": "40",
+        "slice": "1",
+        "race": "1",
+        "block": "255",
+    }
+    return "&".join(f"{k}={quote(v, safe='')}" for k, v in fields.items())
+
+
+def expect_loaded_again(page: Page) -> None:
+    """Reload the station: this station's entry is read back as it was, nothing moved aside."""
+    before = storage_of(page)[OURS]
+    page.goto("/station")
+    expect(page.get_by_test_id("memory-status")).to_contain_text("Your last checkpoint here")
+    expect(page.get_by_test_id("memory-notices")).to_have_text("")
+    stored = storage_of(page)
+    assert stored[OURS] == before
+    assert not backups_of(stored, OURS)
+
+
+# --------------------------------------------------------------------------- what is saved loads
+
+
+def test_a_checkpoint_with_an_emoji_prompt_loads_again(page: Page) -> None:
+    """101 emoji: 101 characters to the server, 202 UTF-16 units to a careless browser."""
+    seed_storage(page, {})
+    page.goto(f"/station?prompt={quote('😀' * 101)}")
+    page.get_by_test_id("save-checkpoint").click()
+    expect(page.get_by_test_id("memory-status")).to_contain_text("Saved Speculative decoding")
+    entry = json.loads(storage_of(page)[OURS])
+    assert entry["checkpoint"]["settings"]["prompt"] == "😀" * 101
+    VALIDATOR.validate(entry)
+    expect_loaded_again(page)
+
+
+@pytest.mark.parametrize("char", ["漢", "😀"], ids=["cjk", "emoji"])
+def test_the_longest_checkpoint_the_station_makes_loads_again(page: Page, char: str) -> None:
+    """Every option and a 200-character prompt: the reopen link is over 2 000 characters."""
+    seed_storage(page, {})
+    page.goto("/station")
+    query = longest_query(char * 200)
+    status = page.evaluate(
+        """async (query) => {
+          const r = await fetch(`/api/checkpoint?${query}`, {headers: {Accept: "application/json"}});
+          if (r.ok) localStorage.setItem("tsl.route.speculative-decoding", JSON.stringify(await r.json()));
+          return r.status;
+        }""",
+        query,
+    )
+    assert status == 200
+    entry = json.loads(storage_of(page)[OURS])
+    assert len(entry["checkpoint"]["url"]) > 2000
+    VALIDATOR.validate(entry)
+    expect_loaded_again(page)
+    # And it is offered to reopen, as the exact state it was saved from.
+    page.get_by_test_id("open-study").click()
+    link = page.get_by_test_id("reopen-checkpoint")
+    expect(link).to_have_attribute("href", entry["checkpoint"]["url"])
+
+
+# --------------------------------------------------------------------------- import
+
+
+def import_file(page: Page, tmp_path: Path, doc: object, name: str = "memory.json") -> None:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    if not page.get_by_test_id("study-memory").is_visible():
+        page.get_by_test_id("open-study").click()
+    page.get_by_test_id("import-memory").set_input_files(str(path))
+
+
+def test_import_refuses_an_entry_the_reader_would_refuse(page: Page, tmp_path: Path) -> None:
+    """An entry over the 64 KiB per-entry limit, in a file well under 640 KiB."""
+    seed_storage(page, {})
+    page.goto("/station")
+    big = other_entry(summary="fine", padding="x" * (MEMORY_MAX_BYTES + 10))
+    small = serving_entry()
+    import_file(page, tmp_path, export_of(small, big))
+    status = page.get_by_test_id("study-status")
+    expect(status).to_contain_text("Not imported")
+    expect(status).to_contain_text(re.compile(r"entry 2 \(Long-context pressure\).*too large"))
+    expect(status).to_contain_text("Nothing was changed")
+    assert storage_of(page) == {}
+
+
+def test_import_of_one_oversized_entry_alone_is_refused(page: Page, tmp_path: Path) -> None:
+    seed_storage(page, {})
+    page.goto("/station")
+    import_file(page, tmp_path, other_entry(padding="x" * (MEMORY_MAX_BYTES + 10)))
+    expect(page.get_by_test_id("study-status")).to_contain_text("too large")
+    assert storage_of(page) == {}
+
+
+def test_an_import_with_several_entries_for_one_station_keeps_every_one(
+    page: Page, tmp_path: Path
+) -> None:
+    first = serving_entry(tpotMs=11)
+    seed_storage(page, {SERVING: json.dumps(first)})
+    page.goto("/station")
+    expect(page).to_have_url(re.compile(r"memory="))
+    entries = [serving_entry(tpotMs=t) for t in (12, 13, 14)]
+    import_file(page, tmp_path, export_of(*entries))
+    expect(page.get_by_test_id("study-status")).to_contain_text("Imported 3 checkpoints")
+    stored = storage_of(page)
+    assert json.loads(stored[SERVING]) == entries[-1]
+    kept = sorted(
+        json.loads(v)["checkpoint"]["workload"]["tpotMs"]
+        for v in backups_of(stored, SERVING).values()
+    )
+    assert kept == [11, 12, 13]  # the one replaced, and each imported one the next replaced
+
+
+# --------------------------------------------------------------------------- hostile blobs
+
+DEEP = 20_000  # nesting levels: JSON.parse takes them, JSON.stringify overflows the stack
+deep_list = "[" * DEEP + "]" * DEEP
+
+HOSTILE = {
+    "proto at the top": (
+        SERVING,
+        '{"__proto__": {"polluted": "top"}, "version": 1, "station": "serving", "savedAt": "'
+        + SAVED_AT
+        + '", "checkpoint": {"workload": {"ttftMs": 1, "tpotMs": 1, "tokensToGenerate": 1}}}',
+    ),
+    "proto in the workload": (
+        SERVING,
+        json.dumps(serving_entry()).replace(
+            '"workload": {',
+            '"workload": {"__proto__": {"polluted": "workload"}, "constructor": {"prototype": {"polluted": "ctor"}}, ',
+        ),
+    ),
+    "proto in an old version": (
+        OURS,
+        '{"station": "speculative-decoding", "__proto__": {"polluted": "v0"}, '
+        '"settings": "__proto__=1&constructor=2&k=5"}',
+    ),
+    "huge string": (SERVING, json.dumps(serving_entry(notes="x" * 1_000_000))),
+    "deep nesting in the workload": (
+        SERVING,
+        json.dumps(serving_entry()).replace('"ttftMs": 150', '"ttftMs": ' + deep_list),
+    ),
+    "deep nesting in the version": (
+        OURS,
+        '{"version": ' + deep_list + ', "station": "speculative-decoding"}',
+    ),
+}
+PROTO_KEYS = "() => Object.getOwnPropertyNames(Object.prototype).sort()"
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_a_hostile_blob_leaves_the_page_and_object_prototype_alone(page: Page, case: str) -> None:
+    key, raw = HOSTILE[case]
+    seed_storage(page, {})
+    clean = page.evaluate(PROTO_KEYS)
+    seed_storage(page, {key: raw, LONG: json.dumps(other_entry(summary="a summary"))})
+    page.goto("/station")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Station 08 · Speculative decoding")
+    expect(page.get_by_test_id("memory-notices")).to_contain_text("kept aside")
+    expect(page.get_by_test_id("carry-long-context")).to_contain_text("a summary")
+    expect(page.get_by_test_id("save-checkpoint")).to_be_enabled()
+    assert page.evaluate("() => ({}).polluted === undefined && [].polluted === undefined")
+    assert page.evaluate(PROTO_KEYS) == clean
+    stored = storage_of(page)
+    assert key not in stored
+    assert list(backups_of(stored, key).values()) == [raw]  # kept aside, byte for byte
+    # The page still works: the instrument answers and the study memory opens.
+    page.get_by_test_id("open-study").click()
+    expect(page.get_by_test_id("study-list")).to_contain_text("Long-context pressure")
+
+
+def test_a_valid_entry_with_prototype_keys_stays_inert(page: Page, tmp_path: Path) -> None:
+    """Another station's checkpoint is open: `__proto__` inside it is data, not a prototype."""
+    raw = (
+        '{"version": 1, "station": "long-context", "savedAt": "' + SAVED_AT + '", '
+        '"checkpoint": {"__proto__": {"polluted": "yes", "summary": "inherited"}, '
+        '"constructor": {"prototype": {"polluted": "yes"}}, "summary": "own"}}'
+    )
+    seed_storage(page, {LONG: raw})
+    clean = page.evaluate(PROTO_KEYS)
+    page.goto("/station")
+    expect(page.get_by_test_id("carry-long-context")).to_contain_text("own")
+    assert page.evaluate("() => ({}).polluted === undefined")
+    assert page.evaluate(PROTO_KEYS) == clean
+    with page.expect_download() as download:
+        page.get_by_test_id("open-study").click()
+        page.get_by_test_id("export-memory").click()
+    exported = tmp_path / "out.json"
+    download.value.save_as(exported)
+    assert json.loads(exported.read_text(encoding="utf-8"))["entries"] == [json.loads(raw)]
+
+
+def test_a_deeply_nested_entry_is_kept_aside_and_export_still_works(
+    page: Page, tmp_path: Path
+) -> None:
+    """Valid by the schema (another station's checkpoint is open), nested 20 000 deep: it
+    parses, but writing it out again (Export) overflowed the stack. It is kept aside."""
+    raw = json.dumps(other_entry(summary="deep")).replace(
+        '"summary"', '"deep": ' + deep_list + ', "summary"'
+    )
+    kv = json.dumps(other_entry("kv-memory", summary="kv"))
+    seed_storage(page, {LONG: raw, "tsl.route.kv-memory": kv})
+    page.goto("/station")
+    expect(page.get_by_test_id("carry-long-context")).to_contain_text("nested too deeply")
+    expect(page.get_by_test_id("memory-notices")).to_contain_text("kept aside")
+    assert list(backups_of(storage_of(page), LONG).values()) == [raw]
+    page.get_by_test_id("open-study").click()
+    with page.expect_download() as download:
+        page.get_by_test_id("export-memory").click()
+    expect(page.get_by_test_id("study-status")).to_have_text("Exported 1 checkpoint.")
+    exported = tmp_path / "out.json"
+    download.value.save_as(exported)
+    doc = json.loads(exported.read_text(encoding="utf-8"))
+    assert doc["entries"] == [json.loads(kv)]
+
+
+def test_a_hostile_import_changes_nothing_and_pollutes_nothing(page: Page, tmp_path: Path) -> None:
+    seed_storage(page, {})
+    clean = page.evaluate(PROTO_KEYS)
+    page.goto("/station")
+    text = json.dumps(export_of(serving_entry(), other_entry(summary="deep")))
+    text = text.replace('"summary": "deep"', '"summary": "deep", "deep": ' + deep_list)
+    text = text.replace('"kind"', '"__proto__": {"polluted": "file"}, "kind"')
+    path = tmp_path / "hostile.json"
+    path.write_text(text, encoding="utf-8")
+    page.get_by_test_id("open-study").click()
+    page.get_by_test_id("import-memory").set_input_files(str(path))
+    expect(page.get_by_test_id("study-status")).to_contain_text("Not imported")
+    assert page.evaluate("() => ({}).polluted === undefined")
+    assert page.evaluate(PROTO_KEYS) == clean
+    assert storage_of(page) == {}
+    # A clean file imports afterwards: the page was not broken by the hostile one.
+    import_file(page, tmp_path, export_of(serving_entry()), "clean.json")
+    expect(page.get_by_test_id("study-status")).to_contain_text("Imported 1 checkpoint")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"__proto__": {"polluted": "study"}, "version": 1}',
+        '{"version": ' + deep_list + "}",
+        json.dumps({"version": 1, "checked": [], "explanation": "x" * 1_000_000, "review": ""}),
+    ],
+    ids=["proto", "deep", "huge"],
+)
+def test_a_hostile_study_blob_is_kept_aside(page: Page, raw: str) -> None:
+    seed_storage(page, {STUDY: raw})
+    clean = page.evaluate(PROTO_KEYS)
+    page.goto("/study")
+    expect(page.get_by_test_id("study-notices")).to_contain_text("kept aside")
+    assert page.evaluate("() => ({}).polluted === undefined")
+    assert page.evaluate(PROTO_KEYS) == clean
+    assert list(backups_of(storage_of(page), STUDY).values()) == [raw]
