@@ -8,7 +8,7 @@ HTMX   := static/vendor/htmx.min.js
 AXE    := node_modules/axe-core/axe.min.js
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: setup setup-test contract serve test test-fast bench lint browser clean
+.PHONY: setup setup-test contract serve test test-fast bench bench-peer lint browser clean
 
 setup: $(VENV)/.app-installed $(HTMX) contract
 
@@ -71,6 +71,14 @@ lint: setup-test
 
 bench: setup
 	$(PY) bench/witness.py
+
+# bench/peer.py against Hugging Face transformers, in a venv of its own (the 'peer' extra: CPU
+# torch and transformers, which the station and CI never install).
+PEER_VENV ?= $(VENV)/peer
+bench-peer:
+	test -x $(PEER_VENV)/bin/python || $(PYTHON) -m venv $(PEER_VENV)
+	$(PEER_VENV)/bin/pip install -q -e '.[peer]'
+	$(PEER_VENV)/bin/python bench/peer.py
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor .pytest_cache .mypy_cache .ruff_cache .hypothesis
