@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from witness.theory import as_distribution, residual_unchecked, sample_inverse_cdf, token_ids
+from witness.theory import residual_unchecked, rows_checked, sample_inverse_cdf, token_ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +83,9 @@ def verify_block(
     >>> verify_block(p, q, [2, 0], [0.5, 0.9], 0.5).emitted   # 2 accepted; 0 rejected: .9 > .25
     (2, 3)
     """
-    p = as_distribution(p_rows, "p_rows")
-    q = as_distribution(q_rows, "q_rows")
+    # Checked as `as_distribution` checks, without copying float64 rows: only read here.
+    p = rows_checked(p_rows, "p_rows", copy=False)
+    q = rows_checked(q_rows, "q_rows", copy=False)
     x = token_ids(draft, "draft", p.shape[-1])
     uu = np.asarray(u, dtype=np.float64)
     k = x.shape[0] if x.ndim == 1 else -1
@@ -101,11 +102,11 @@ def verify_block(
             f"need p_rows[k+1, V], q_rows[k, V], draft[k], u[k] (got p_rows {p.shape}, "
             f"q_rows {q.shape}, draft {x.shape}, u {uu.shape})"
         )
-    if not np.isfinite(uu).all() or (uu < 0).any() or (uu >= 1).any():
+    if not all(0.0 <= value < 1.0 for value in uu.tolist()):  # NaN fails both comparisons
         raise ValueError("u must hold uniforms in [0, 1)")
     if not 0.0 <= float(u_repair) < 1.0:
         raise ValueError(f"u_repair must be a uniform in [0, 1) (got {u_repair!r})")
-    return verify_unchecked(p, q, x, uu, u_repair, verify=verify, repair=repair)
+    return verify_unchecked(p, q, x.tolist(), uu, u_repair, verify=verify, repair=repair)
 
 
 def verify_unchecked(

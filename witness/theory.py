@@ -80,13 +80,19 @@ def as_distribution(x: ArrayLike, name: str = "distribution") -> FloatArray:
     >>> as_distribution(np.array([0.1, 0.2, 0.7], dtype=np.float32)).dtype
     dtype('float64')
     """
+    return rows_checked(x, name, copy=True)
+
+
+def rows_checked(x: ArrayLike, name: str, *, copy: bool) -> FloatArray:
+    """`as_distribution`; with ``copy=False`` a float64 array comes back as itself, not
+    copied, for a caller that only reads it and returns none of it (`verify_block`)."""
     try:
         given = np.asarray(x)
     except ValueError as exc:  # ragged rows
         raise ValueError(f"{name} must be rows of equal length (a rectangular array)") from exc
     if given.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold numbers, not {given.dtype}")
-    arr = given.astype(np.float64)
+    arr = given.astype(np.float64, copy=copy)
     if arr.ndim == 0 or arr.shape[-1] == 0:
         raise ValueError(f"{name} must have at least one token on its last axis")
     tolerance = _sum_tolerance(given.dtype, arr.shape[-1])

@@ -4,6 +4,7 @@ here as the reference, and both are run on the same arrays. Nothing here is time
 
 from __future__ import annotations
 
+from dataclasses import astuple
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import ArrayLike, NDArray
 
+from witness.rule import verify_block, verify_unchecked
 from witness.theory import _sum_tolerance, as_distribution, token_ids
 
 
@@ -166,3 +168,58 @@ def test_token_ids_small_and_large_match_the_named_checks(size: int, dtype: type
 )
 def test_token_ids_odd_inputs_match_the_named_checks(draft: Any) -> None:
     same_ids(draft, 4)
+
+
+def reference_block(p: Any, q: Any, draft: Any, u: Any, u_repair: float) -> tuple[Any, ...]:
+    """`verify_block` as it was before its fast path: copied rows, array ids, numpy checks."""
+    pa, qa = reference_distribution(p, "p_rows"), reference_distribution(q, "q_rows")
+    x = reference_ids(draft, "draft", pa.shape[-1])
+    uu = np.asarray(u, dtype=np.float64)
+    if not np.isfinite(uu).all() or (uu < 0).any() or (uu >= 1).any():
+        raise ValueError("u must hold uniforms in [0, 1)")
+    return astuple(verify_unchecked(pa, qa, x, uu, u_repair, verify=True, repair=True))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.sampled_from([4, 256, 630]))
+def test_verify_block_emits_what_it_did_and_leaves_the_rows_as_they_were(
+    seed: int, k: int, vocab: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.full(vocab, 0.3), size=k + 1)
+    q = rng.dirichlet(np.full(vocab, 0.3), size=k)
+    draft = np.array([rng.choice(vocab, p=row) for row in q])
+    u, u_repair = rng.random(k), float(rng.random())
+    before = (p.tobytes(), q.tobytes(), draft.tobytes(), u.tobytes())
+    got = astuple(verify_block(p, q, draft, u, u_repair))
+    assert (p.tobytes(), q.tobytes(), draft.tobytes(), u.tobytes()) == before
+    assert got == reference_block(p, q, draft, u, u_repair)
+    assert (
+        astuple(verify_block(p.tolist(), q.tolist(), draft.tolist(), u.tolist(), u_repair)) == got
+    )
+    assert astuple(verify_block(p.astype(np.float32), q.astype(np.float32), draft, u, u_repair))
+
+
+@pytest.mark.parametrize(
+    ("u", "refused"),
+    [
+        ([0.0, 0.5], False),
+        ([-0.0, 0.999], False),  # a negative zero is 0
+        ([0.5, 1.0], True),
+        ([np.nan, 0.5], True),
+        ([0.5, np.nan], True),
+        ([np.inf, 0.5], True),
+        ([0.5, -np.inf], True),
+        ([-1e-300, 0.5], True),
+        ([0.5, np.nextafter(1.0, 0.0)], False),
+    ],
+)
+def test_uniforms_are_refused_as_before(u: list[float], refused: bool) -> None:
+    p, q = [[0.25, 0.75]] * 3, [[0.5, 0.5]] * 2
+    if refused:
+        with pytest.raises(ValueError, match=r"u must hold uniforms in \[0, 1\)"):
+            verify_block(p, q, [0, 1], u, 0.5)
+        with pytest.raises(ValueError, match=r"u must hold uniforms in \[0, 1\)"):
+            reference_block(p, q, [0, 1], u, 0.5)
+    else:
+        assert astuple(verify_block(p, q, [0, 1], u, 0.5)) == reference_block(p, q, [0, 1], u, 0.5)
