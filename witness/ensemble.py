@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -28,7 +27,8 @@ from scipy import optimize, stats
 
 from witness.cache import RequestCache
 from witness.costing import Costing
-from witness.request import ServedPath, serve_path
+from witness.lockstep import ServedPaths, serve_paths
+from witness.request import ServedPath
 from witness.settings import SEED_MAX, Settings
 
 ENSEMBLE_REQUESTS = 32
@@ -158,13 +158,19 @@ def serve_ensemble(
 
     ``path`` serves one request's passes (`serve_path` on ``cache`` when None); a caller
     that keeps them (the app) passes its own, so the next seed's ensemble, which shares all
-    but one request with this one, costs one request.
+    but one request with this one, costs one request. A chain's requests are served together
+    (`witness.lockstep`, the same paths): all of them when ``path`` is None, those a
+    `ServedPaths` does not keep yet when it is one.
     """
-    if path is None:
-        path = partial(serve_path, cache=RequestCache() if cache is None else cache)
     n = ensemble_size(settings.tokens) if n is None else n
     seeds = ensemble_seeds(settings.seed, n)
-    served = [path(settings.model_copy(update={"seed": s})) for s in seeds]
+    requests = [settings.model_copy(update={"seed": s}) for s in seeds]
+    if isinstance(path, ServedPaths):
+        served = path.many(requests)
+    elif path is not None:
+        served = [path(r) for r in requests]
+    else:
+        served = serve_paths(requests, cache=RequestCache() if cache is None else cache)
     alphas = np.fromiter((a for p in served for a in p.alphas), dtype=np.float64)
     drafted = int(alphas.size)
     if alphas.size == 0:  # one token to generate: nothing drafted, α where it would have been
