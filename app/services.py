@@ -19,8 +19,8 @@ from witness.adaptive import Race, RaceEnsemble, race, race_ensemble
 from witness.costing import costing
 from witness.ensemble import Comparison, Ensemble, compare, serve_ensemble
 from witness.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first_token_check
+from witness.lockstep import ServedPaths
 from witness.modes import Mode, mode_of
-from witness.request import ServedPath, serve_path
 from witness.sweep import KSweep, MeasuredPoint, WidthMeasure, measure_k, sweep_from, width_sweep
 
 # The live evidence samples a quick slice of the current mode; the full three-mode slice
@@ -49,8 +49,9 @@ class Witness:
         )
         self._sweeps: Memo[tuple[MeasuredPoint, ...]] = Memo(partial(measure_k, cache=c), SWEEPS)
         self._widths: Memo[tuple[WidthMeasure, ...]] = Memo(partial(width_sweep, cache=c), SWEEPS)
-        # One request's passes, kept per seed: neighbouring seeds' ensembles share all but one.
-        self._paths: Memo[ServedPath] = Memo(partial(serve_path, cache=c), PATHS)
+        # One request's passes, kept per seed: neighbouring seeds' ensembles share all but one,
+        # and an ensemble's missing chain requests are served together (`witness.lockstep`).
+        self._paths = ServedPaths(c, PATHS)
         self._ensembles: Memo[Ensemble] = Memo(partial(serve_ensemble, path=self._paths), ENSEMBLES)
         self._slices: Memo[EvaluationSlice] = Memo(partial(_evaluate, cache=c), SLICES)
         self._races: Memo[tuple[Race, RaceEnsemble]] = Memo(partial(_race, cache=c), RACES)
