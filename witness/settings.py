@@ -4,6 +4,8 @@ the command line and every validation message, so a range is written in exactly 
 
 from __future__ import annotations
 
+import re
+import sys
 from functools import cache
 from typing import Any, Literal, get_args, get_origin
 
@@ -11,6 +13,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    JsonValue,
     ValidationError,
     ValidationInfo,
     ValidatorFunctionWrapHandler,
@@ -34,6 +37,13 @@ Acceptance = Literal["exact", "typical"]
 DraftSource = Literal["model", "lookup", "adversary"]
 Machine = Literal["custom", "h100", "a100", "l4", "laptop"]
 Pair = Literal["llama-8b-1b", "llama-70b-8b", "t5-xxl-small"]
+
+
+# What "above 0" excludes besides 0, as JSON Schema (the OpenAPI description states it).
+NOT_SUBNORMAL: dict[str, JsonValue] = {
+    "exclusiveMinimum": 0,
+    "exclusiveMaximum": sys.float_info.min,
+}
 
 
 def tree_nodes(width: int, depth: int) -> int:
@@ -133,6 +143,8 @@ class Settings(BaseModel):
         "the draft model proposes",
         min_length=0,
         max_length=200,
+        # No control character and no U+FFFD (a byte that was not UTF-8): never echoed raw.
+        pattern=r"^[^\x00-\x1f\x7f-\x9f\uFFFD]*$",
         title="Prompt",
         description="Words the request starts from; words outside the corpus are skipped.",
     )
@@ -142,7 +154,8 @@ class Settings(BaseModel):
         le=10_000.0,
         title="TPOT (ms)",
         description="Time per output token of one target pass, carried in from Serving.",
-        json_schema_extra={"step": 0.1},
+        # "Above 0" is a normal positive number: a subnormal (1e-320) is refused (below).
+        json_schema_extra={"step": 0.1, "not": NOT_SUBNORMAL},
     )
     ttft_ms: float = Field(
         200.0,
@@ -224,15 +237,27 @@ class Settings(BaseModel):
         error = PydanticCustomError(
             "settings_range",
             "{field} must be {expected} (got {value})",
-            {"field": name, "expected": expected_text(name), "value": _shown(value)},
+            {"field": name, "expected": expected_text(name), "value": shown(value)},
         )
+        kind = field_bounds(name)["kind"]
         # Lax mode would read True as 1; a boolean is never a number on this instrument.
-        if isinstance(value, bool) and field_bounds(name)["kind"] in ("int", "float"):
+        if isinstance(value, bool) and kind in ("int", "float"):
             raise error
+        # Lax mode also reads "1_0" as 10, " 5 " as 5 and "٣" as 3: a number in a link is
+        # written in ASCII, as the station writes it.
+        if isinstance(value, str) and kind in _NUMBER_TEXT:
+            if not _NUMBER_TEXT[kind].fullmatch(value):
+                raise error
         try:
             out = handler(value)
         except ValidationError as exc:
             raise error from exc
+        # A subnormal (1e-320) is no time anyone means, and arithmetic on it is not exact:
+        # "above 0" is a normal positive number.
+        if "gt" in field_bounds(name) and out != 0 and abs(out) < sys.float_info.min:
+            raise error
+        if kind == "str" and not printable_text(out):
+            raise error  # the field's pattern says the same; this holds it for any input
         _check_combination(name, out, info.data)
         return out
 
@@ -279,7 +304,28 @@ def _check_combination(name: str, value: Any, earlier: dict[str, Any]) -> None:
         raise PydanticCustomError("settings_combination", problem)
 
 
-def _shown(value: Any) -> str:
+_NUMBER_TEXT = {
+    "int": re.compile(r"[+-]?[0-9]+(?:\.0*)?"),
+    "float": re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"),
+}
+
+
+def printable_text(text: str) -> bool:
+    """No control character (C0, DEL, C1: a NUL, a CR LF or an escape sequence echoed into a
+    page) and no U+FFFD (what a byte that was not UTF-8 decodes to).
+
+    Examples
+    --------
+    >>> printable_text("the draft"), printable_text("a\\x00b"), printable_text("a\\r\\nb")
+    (True, False, False)
+    """
+    return not _UNPRINTABLE.search(text)
+
+
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ufffd]")  # as the prompt's pattern
+
+
+def shown(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -337,7 +383,7 @@ def expected_text(name: str) -> str:
     if b["kind"] == "choice":
         return "one of " + ", ".join(b["choices"])
     if b["kind"] == "str":
-        return f"text of at most {b['max_length']} characters"
+        return f"text of at most {b['max_length']} characters, without control characters"
     noun = "an integer" if b["kind"] == "int" else "a number"
     if "gt" in b:
         return f"{noun} above {_num(b['min'])} and at most {_num(b['max'])}"

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.state.presets import BY_ID
+from witness.settings import shown
 
 VIEWS = ("", "projector")
 OPTION_FIELDS = ("preset", "view", "embed", "sub", "slice", "race")
@@ -45,27 +46,27 @@ class ViewOptions:
 def parse_options(raw: Mapping[str, str], problems: list[tuple[str, str]]) -> ViewOptions:
     preset = raw.get("preset", "")
     if preset and preset not in BY_ID:
-        problems.append(("preset", f"preset must be one of {', '.join(BY_ID)} (got {preset!r})"))
+        allowed = ", ".join(BY_ID)
+        problems.append(("preset", f"preset must be one of {allowed} (got {shown(preset)})"))
         preset = ""
     view = raw.get("view", "")
     if view not in VIEWS:
-        problems.append(("view", f"view must be projector or empty (got {view!r})"))
+        problems.append(("view", f"view must be projector or empty (got {shown(view)})"))
         view = ""
     flags = {}
     for name in ("embed", "slice", "race"):
         value = raw.get(name, "")
         if value not in ("", "0", "1"):
-            problems.append((name, f"{name} must be 0 or 1 (got {value!r})"))
+            problems.append((name, f"{name} must be 0 or 1 (got {shown(value)})"))
         flags[name] = value == "1"
     sub: int | None = None
     if raw.get("sub", ""):
-        try:
-            sub = int(raw["sub"])
-        except ValueError:
-            sub = -1
+        text = raw["sub"]
+        # ASCII digits only: int() also reads "٣" and "1_0".
+        sub = int(text) if text.isascii() and text.isdigit() and len(text) <= 20 else -1
         if not 0 <= sub <= SUB_STEPS_MAX:
             problems.append(
-                ("sub", f"sub must be an integer from 0 to {SUB_STEPS_MAX} (got {raw['sub']!r})")
+                ("sub", f"sub must be an integer from 0 to {SUB_STEPS_MAX} (got {shown(text)})")
             )
             sub = None
     return ViewOptions(preset, view, flags["embed"], sub, flags["slice"], flags["race"])

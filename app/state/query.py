@@ -8,18 +8,19 @@ back to, so a mistyped link still renders a working station.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
-from urllib.parse import quote_plus
+from urllib.parse import quote_plus, unquote_to_bytes
 
 from pydantic import ValidationError
 
 from app.contract.route import WORKLOAD_FIELDS, Intervention
 from app.state.options import OPTION_FIELDS, ViewOptions, parse_options
 from witness import Settings
-from witness.settings import expected_text
+from witness.settings import expected_text, shown
 
 INTERVENTION_LABELS: dict[Intervention, str] = {
     Intervention.RAISE_MATCH: "Raise draft-target match",
@@ -82,6 +83,60 @@ VIEW_FIELDS = (*PREDICTION_FIELDS, "block", "from", "memory", *OPTION_FIELDS)
 ORIGINS = ("serving", "cockpit")
 
 
+def parse_query(query_string: bytes) -> StationState:
+    """`parse_state` of a raw query string, as the server received it. A part that is not
+    percent-encoded UTF-8 (``%ZZ``, ``%FF``) is refused by name, never decoded into a guess."""
+    pairs: list[tuple[str, str]] = []
+    problems: list[FieldProblem] = []
+    for part in query_string.decode("latin-1").split("&"):
+        if not part:
+            continue
+        key, _, value = part.replace("+", " ").partition("=")
+        name, name_ok = _decoded(key)
+        text, value_ok = _decoded(value)
+        if name_ok and value_ok:
+            pairs.append((name, text))
+            continue
+        shown_name = shown_key(name)
+        expected = f"{expected_text(name)}, " if name in Settings.model_fields else ""
+        problems.append(
+            FieldProblem(
+                shown_name,
+                f"{shown_name} must be {expected}percent-encoded as UTF-8 (got {shown(part)}); "
+                "it was ignored",
+            )
+        )
+    state = parse_state(pairs)
+    return replace(state, problems=(*problems, *state.problems)) if problems else state
+
+
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def _decoded(text: str) -> tuple[str, bool]:
+    """The percent-decoded text, and whether it was well formed (escapes, then UTF-8)."""
+    raw = unquote_to_bytes(text)
+    try:
+        return raw.decode("utf-8"), not _BAD_ESCAPE.search(text)
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace"), False
+
+
+def shown_key(name: str) -> str:
+    """A parameter's name as a message may show it: control characters escaped, and cut
+    short (a name is echoed back to the learner, never a megabyte of it)."""
+    text = name if name.isprintable() else repr(name)[1:-1]
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def ascii_int(text: str) -> int | None:
+    """An integer written in ASCII digits (``int()`` also reads ``٣`` and ``1_0``)."""
+    return int(text) if _ASCII_INT.fullmatch(text) else None
+
+
+_ASCII_INT = re.compile(r"[+-]?[0-9]{1,20}")
+
+
 def parse_state(params: Iterable[tuple[str, str]]) -> StationState:
     """Read a query string; the last value of a repeated key wins (as a form's would)."""
     raw: dict[str, str] = {}
@@ -93,11 +148,16 @@ def parse_state(params: Iterable[tuple[str, str]]) -> StationState:
     block = _int_field(raw, "block", 0, 255, problems)
     unknown = sorted(set(raw) - set(Settings.model_fields) - set(VIEW_FIELDS))
     problems += [
-        FieldProblem(k, f"{k} is not a setting of this station; it was ignored") for k in unknown
+        FieldProblem(
+            shown_key(k), f"{shown_key(k)} is not a setting of this station; it was ignored"
+        )
+        for k in unknown
     ]
     origin = raw.get("from", "")
     if origin and origin not in ORIGINS:
-        problems.append(FieldProblem("from", f"from must be serving or cockpit (got {origin!r})"))
+        problems.append(
+            FieldProblem("from", f"from must be serving or cockpit (got {shown(origin)})")
+        )
         origin = ""
     memory = _memory_fields(raw.get("memory", ""), problems)
     given = frozenset(k for k in raw if k in Settings.model_fields)
@@ -144,14 +204,13 @@ def _int_field(
 ) -> int | None:
     if name not in raw or raw[name] == "":
         return None
-    try:
-        value = int(raw[name])
-    except ValueError:
-        value = low - 1
-    if low <= value <= high:
+    value = ascii_int(raw[name])
+    if value is not None and low <= value <= high:
         return value
     problems.append(
-        FieldProblem(name, f"{name} must be an integer from {low} to {high} (got {raw[name]!r})")
+        FieldProblem(
+            name, f"{name} must be an integer from {low} to {high} (got {shown(raw[name])})"
+        )
     )
     return None
 
@@ -159,6 +218,15 @@ def _int_field(
 def _prediction(
     raw: Mapping[str, str], settings: Settings, problems: list[FieldProblem]
 ) -> Prediction | None:
+    # The expectations and the base are read (and refused by name) even without a
+    # prediction: a link that carries them means something by them.
+    expectations = []
+    for name in ("expect_faster", "expect_kept"):
+        value = raw.get(name, "")
+        if value and value not in YES_NO:
+            problems.append(FieldProblem(name, f"{name} must be yes or no (got {shown(value)})"))
+        expectations.append(YES_NO.get(value))
+    base = decode_base(raw.get("base", ""), settings, problems)
     if not raw.get("pred"):
         return None
     try:
@@ -166,16 +234,9 @@ def _prediction(
     except ValueError:
         allowed = ", ".join(i.value for i in Intervention)
         problems.append(
-            FieldProblem("pred", f"pred must be one of {allowed} (got {raw['pred']!r})")
+            FieldProblem("pred", f"pred must be one of {allowed} (got {shown(raw['pred'])})")
         )
         return None
-    expectations = []
-    for name in ("expect_faster", "expect_kept"):
-        value = raw.get(name, "")
-        if value and value not in YES_NO:
-            problems.append(FieldProblem(name, f"{name} must be yes or no (got {value!r})"))
-        expectations.append(YES_NO.get(value))
-    base = decode_base(raw.get("base", ""), settings, problems)
     return Prediction(intervention, expectations[0], expectations[1], base)
 
 
