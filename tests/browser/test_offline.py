@@ -126,3 +126,17 @@ def test_offline_a_prediction_is_kept_on_the_page_with_a_message(
     page.context.set_offline(False)
     page.get_by_test_id("record-prediction").click()
     expect(page).to_have_url(re.compile(r"pred=lengthen_k"))
+
+
+def test_a_panel_that_loads_after_the_evidence_says_so_when_it_cannot(
+    page: Page, monitor: BrowserMonitor
+) -> None:
+    """The sweep is fetched after each evidence answer; cut off then, it says so, not blank."""
+    monitor.allow_console_error(OFFLINE_CONSOLE)
+    page.goto(PREDICTED_URL)
+    page.route(re.compile(r"/station/sweep\?"), lambda route: route.abort("internetdisconnected"))
+    with page.expect_response(lambda r: "/station/evidence" in r.url and r.ok):
+        page.locator("#in-k").press("ArrowRight")
+    failed = page.locator("#sweep [data-testid=request-failed]")
+    expect(failed).to_contain_text("could not be reached")
+    expect(page.get_by_test_id("evidence-stale")).to_have_count(0)  # the evidence did come
