@@ -224,14 +224,22 @@ class ServedPaths:
         return self.many([settings])[0]
 
     def many(self, requests: Sequence[Settings]) -> list[ServedPath]:
-        """The paths of ``requests``, those not kept served together."""
+        """The paths of ``requests``, those not kept served together.
+
+        The first request (an ensemble's request on screen) is served alone when it is
+        missing, on the shared cache: its laws stay there for its trace and its k sweep,
+        which serve the same contexts (the lockstep keeps no laws)."""
         with self._lock:
             found = {r: self._values[r] for r in requests if r in self._values}
             for r in found:
                 self._values.move_to_end(r)
         missing = list(dict.fromkeys(r for r in requests if r not in found))
         if missing:
-            new = dict(zip(missing, serve_paths(missing, cache=self.cache), strict=True))
+            new: dict[Settings, ServedPath] = {}
+            if missing[0] == requests[0]:
+                new[missing[0]] = serve_path(missing[0], cache=self.cache)
+            rest = missing[len(new) :]
+            new.update(zip(rest, serve_paths(rest, cache=self.cache), strict=True))
             with self._lock:
                 self._values.update(new)
                 while len(self._values) > self._size:

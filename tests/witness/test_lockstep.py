@@ -207,3 +207,15 @@ def test_teeth_an_alpha_one_ulp_off_is_caught() -> None:
     ]
     assert nudged != _one_by_one(s, seeds)
     assert good == _one_by_one(s, seeds)
+
+
+def test_the_request_on_screen_leaves_its_laws_in_the_shared_cache() -> None:
+    # Its trace and k sweep read the same contexts: the lockstep keeps no laws, so the first
+    # request is served alone on the memo's cache.
+    memo = ServedPaths(RequestCache(), 64)
+    s = Settings(match=0.41, tokens=16)
+    requests = [s.model_copy(update={"seed": seed}) for seed in ensemble_seeds(s.seed, 4)]
+    assert memo.many(requests) == [serve_path(r, cache=CACHE) for r in requests]
+    on_screen = RequestCache()
+    serve_path(requests[0], cache=on_screen)
+    assert memo.cache.sizes()["laws"] == on_screen.sizes()["laws"] > 0
