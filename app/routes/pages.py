@@ -16,7 +16,7 @@ from fastapi.responses import RedirectResponse, Response
 from app.contract.route import Intervention
 from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.state.interventions import apply_intervention
-from app.state.query import Prediction, StationState, parse_state
+from app.state.query import Prediction, StationState, parse_query
 from app.views.prediction import ANCHOR as CHANGE_ANCHOR
 from app.views.station import live_view, slice_fragment, station_view, sweep_fragment
 
@@ -32,7 +32,7 @@ def status(state: StationState) -> int:
 
 def respond(request: Request, page: Page, variant: object = None) -> Response:
     """Render ``page`` for the station state in the request's query."""
-    state = parse_state(request.query_params.multi_items())
+    state = parse_query(request.scope["query_string"])
     pipeline: Pipeline = request.app.state.pipeline
     return pipeline.respond(page, state, variant)
 
@@ -48,14 +48,20 @@ def _evidence(env: Env, state: StationState, include_seed: bool) -> Context:
     return Context({"view": view, "include_seed": include_seed}, status(state), headers)
 
 
+# The sweep and the slice are drawn inline on the page, whose own list names what was refused;
+# answered alone, each fragment names it in place (templates/partials/_refused.html).
+
+
 def _sweep(env: Env, state: StationState, _: object) -> Context:
     view = sweep_fragment(state, env.witness)
-    return Context({"view": view}, status(state), (("HX-Replace-Url", state.url()),))
+    variables = {"view": view, "refused": state.problems}
+    return Context(variables, status(state), (("HX-Replace-Url", state.url()),))
 
 
 def _slice(env: Env, state: StationState, _: object) -> Context:
     view = slice_fragment(state, env.witness)
-    return Context({"view": view}, status(state), (("HX-Replace-Url", state.url()),))
+    variables = {"view": view, "refused": state.problems}
+    return Context(variables, status(state), (("HX-Replace-Url", state.url()),))
 
 
 STATION = Page("station.html", _station)
@@ -97,7 +103,7 @@ def predict(request: Request) -> Response:
     what the intervention moved and links back to the prediction's settings; a skip moves
     nothing and opens at the evidence.
     """
-    state = parse_state(request.query_params.multi_items())
+    state = parse_query(request.scope["query_string"])
     if state.prediction is None or state.problems:
         # Nothing usable chosen: back to the prediction step with the problems shown there.
         return respond(request, STATION)
