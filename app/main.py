@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,6 +14,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import AppSettings, get_settings
 from app.rendering.collector import CollectBetweenRequests
+from app.rendering.lanes import Lanes
 from app.rendering.pipeline import GZIP_LEVEL, Env, Pipeline
 from app.rendering.requests import RequestShape
 from app.rendering.security import SecurityHeaders
@@ -61,12 +61,13 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
         redirect_slashes=False,
     )
     # Everything the app keeps lives here, made fresh for each app: its settings, its witness
-    # results (app/services.py) and its renders, whose new states queue at one gate
-    # (app/rendering/memo.py).
+    # results (app/services.py), its renders, and the two lanes new work waits in
+    # (app/rendering/lanes.py).
     app.state.settings = settings
     app.state.witness = Witness()
+    app.state.lanes = Lanes()
     app.state.pipeline = Pipeline(
-        make_templates(), Env(settings, app.state.witness), threading.Lock()
+        make_templates(), Env(settings, app.state.witness), app.state.lanes
     )
     app.include_router(pages.router)
     app.include_router(api.router)

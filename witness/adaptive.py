@@ -81,6 +81,7 @@ from witness.roofline import next_k_heuristic
 from witness.rule import accepts, verify_unchecked
 from witness.settings import Settings
 from witness.theory import sample_from_cdf
+from witness.unbounded import MaybeInfinite
 
 Policy = Literal["fixed", "heuristic", "confidence", "oracle", "recovery"]
 POLICIES: tuple[Policy, ...] = ("fixed", "heuristic", "confidence", "oracle", "recovery")
@@ -161,7 +162,7 @@ class RaceEnsemble:
     seeds: tuple[int, ...]
     speedups: tuple[tuple[Policy, Estimate], ...]
     # Each policy's speedup on every seed (inf at cost 0), for paired comparisons.
-    per_request: tuple[tuple[Policy, tuple[float, ...]], ...] = ()
+    per_request: tuple[tuple[Policy, tuple[MaybeInfinite, ...]], ...] = ()
 
     def speedup(self, policy: Policy) -> Estimate:
         return next(e for p, e in self.speedups if p == policy)

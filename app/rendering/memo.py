@@ -1,18 +1,13 @@
-"""An LRU memo for CPU-bound work, which can make its misses queue at one gate.
+"""An LRU memo for pure, CPU-bound work: the app's renders and witness results.
 
-Rendering a new state is pure Python and numpy on small arrays: it holds the GIL, so two
-renders never run in parallel anyway. Left to the thread pool, a class's worth of new states
-(100 connections, bench/http.py's slider.lua) ran forty renders at once; they shared the
-interpreter 5 ms at a time, the event loop waited behind them for every send, and the
-server managed ~50 answers a second with timeouts. One gate around the misses makes them
-queue instead: each finishes in its own few milliseconds, the loop keeps answering cached
-pages in between, and the same run gave ~1 100 answers a second. A thread that waited at the
-gate for a state another thread was rendering finds it done and does not render it again.
+It only remembers. Who computes a miss, and when, is the caller's business: the app runs its
+new renders in lanes, one at a time each (app/rendering/lanes.py), so two threads rarely ask
+for the same miss at once; when they do, both compute it, which is harmless (it is pure) and
+keeps this free of any lock held while computing.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -22,18 +17,10 @@ V = TypeVar("V")
 
 
 class Memo(Generic[V]):
-    """``compute(*key)`` remembered for the ``size`` keys used last.
+    """``compute(*key)`` remembered for the ``size`` keys used last."""
 
-    With a ``gate``, misses are computed one at a time (see above); without one (the witness's
-    results, computed inside a gated render anyway) two threads may compute the same miss,
-    which is harmless: the work is pure.
-    """
-
-    def __init__(
-        self, compute: Callable[..., V], size: int, gate: threading.Lock | None = None
-    ) -> None:
+    def __init__(self, compute: Callable[..., V], size: int) -> None:
         self._compute, self._size = compute, size
-        self._gate = gate if gate is not None else contextlib.nullcontext()
         self._values: OrderedDict[Hashable, V] = OrderedDict()
         self._lock = threading.Lock()  # guards the dict only, never held while computing
 
@@ -41,16 +28,17 @@ class Memo(Generic[V]):
         found = self._get(key)
         if found is not None:
             return found[0]
-        with self._gate:
-            found = self._get(key)  # rendered while this thread waited at the gate
-            if found is not None:
-                return found[0]
-            value = self._compute(*key)
+        value = self._compute(*key)
         with self._lock:
             self._values[key] = value
             while len(self._values) > self._size:
                 self._values.popitem(last=False)
         return value
+
+    def get(self, *key: Hashable) -> V | None:
+        """The value kept for ``key``, or None; never computes."""
+        found = self._get(key)
+        return None if found is None else found[0]
 
     def _get(self, key: Hashable) -> tuple[V] | None:
         with self._lock:

@@ -7,8 +7,9 @@ kept in an LRU: a class of a hundred learners on one preset, or one learner drag
 back and forth, costs one render per distinct state. The cache keeps the text (UTF-8,
 gzipped once) and the answer's status and headers, never the view models that made it: those
 are a few hundred small objects per state, and every object a cache keeps alive is one more
-for the garbage collector to walk (app/rendering/collector.py). New states are rendered one at
-a time at the app's gate (app/rendering/memo.py).
+for the garbage collector to walk (app/rendering/collector.py). A cached answer is sent from
+the event loop; a new state is rendered in one of the app's two lanes (app/rendering/lanes.py),
+after the handler has returned, so a request waiting for its render holds no thread.
 
 Tests read view models by calling the view functions themselves (they are pure), and the HTTP
 layer through responses; nothing here exists for a test client.
@@ -17,7 +18,6 @@ layer through responses; nothing here exists for a test client.
 from __future__ import annotations
 
 import gzip
-import threading
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +28,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from app.config import AppSettings
+from app.rendering.lanes import Busy, Lanes
 from app.rendering.memo import Memo
 from app.services import Witness
 
@@ -57,10 +58,18 @@ class Context:
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """A template and the pure function that builds its context."""
+    """A template and the pure function that builds its context.
+
+    ``heavy`` (or, for a page that is heavy only for some keys, a function of the key) sends
+    its new renders to the heavy lane (app/rendering/lanes.py).
+    """
 
     template: str
     build: Callable[[Env, Any, Any], Context]
+    heavy: bool | Callable[[Any], bool] = False
+
+    def is_heavy(self, key: Any) -> bool:
+        return self.heavy(key) if callable(self.heavy) else self.heavy
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,20 +122,64 @@ class EncodedHTML(Response):
         await super().__call__(scope, receive, send)
 
 
+class Busy503(Response):
+    """A lane's queue is full: say so, and when to come back (never a blank panel)."""
+
+    media_type = "text/html"
+
+    def __init__(self, busy: Busy) -> None:
+        body = f'<p class="problem" role="alert">{busy}</p>'
+        headers = {"Retry-After": str(busy.retry_after), "Cache-Control": "no-store"}
+        super().__init__(body, 503, headers)
+
+
+class Deferred(Response):
+    """An answer rendered when it is sent: a cached one at once, a new one in its lane.
+
+    The route's handler only parses the request and returns this; the render waits in the
+    lane on the event loop, holding no thread (app/rendering/lanes.py).
+    """
+
+    def __init__(self, pipeline: Pipeline, page: Page, key: Hashable, variant: Hashable) -> None:
+        super().__init__(b"", 200)
+        self._job = (pipeline, page, key, variant)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        pipeline, page, key, variant = self._job
+        rendered = pipeline.cached(page, key, variant)
+        answer: Response
+        if rendered is None:
+            try:
+                lane = pipeline.lanes.pick(page.is_heavy(key))
+                rendered = await lane.run(pipeline.render, page, key, variant)
+            except Busy as busy:
+                answer = Busy503(busy)
+            else:
+                answer = EncodedHTML(rendered)
+        else:
+            answer = EncodedHTML(rendered)
+        await answer(scope, receive, send)
+
+
 class Pipeline:
     """Renders each (page, key, variant) once; one per app, made by `create_app`."""
 
     def __init__(
-        self, templates: Jinja2Templates, env: Env, gate: threading.Lock, size: int = RENDER_CACHE
+        self, templates: Jinja2Templates, env: Env, lanes: Lanes, size: int = RENDER_CACHE
     ) -> None:
-        self.templates, self.env = templates, env
-        self._memo: Memo[Rendered] = Memo(self._render, size, gate)
+        self.templates, self.env, self.lanes = templates, env, lanes
+        # No gate: the lanes already run one render at a time each.
+        self._memo: Memo[Rendered] = Memo(self._render, size)
 
     def render(self, page: Page, key: Hashable = None, variant: Hashable = None) -> Rendered:
+        """The answer, rendered here and now if it is new (in the caller's thread)."""
         return self._memo(page, key, variant)
 
+    def cached(self, page: Page, key: Hashable = None, variant: Hashable = None) -> Rendered | None:
+        return self._memo.get(page, key, variant)
+
     def respond(self, page: Page, key: Hashable = None, variant: Hashable = None) -> Response:
-        return EncodedHTML(self.render(page, key, variant))
+        return Deferred(self, page, key, variant)
 
     def _render(self, page: Page, key: Hashable, variant: Hashable) -> Rendered:
         context = page.build(self.env, key, variant)

@@ -20,6 +20,9 @@ def make_templates() -> Jinja2Templates:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        # Templates do not change under a running server (restart it after editing one):
+        # without this, every include stat()s its file, dozens of times per render.
+        auto_reload=False,
     )
     env.filters["num"] = number_text
     # The route contract (station ids and titles, object id, what carry-in reads) is Python's:

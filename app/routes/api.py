@@ -1,20 +1,25 @@
 """The JSON API: the witness's own results for any settings, each with a typed response.
 
-Handlers are plain `def`: numpy work runs in the threadpool, never on the event loop.
-Query parameters are validated by the witness `Settings` model itself (extra="forbid"), so
-an out-of-range value is a 422 naming the field and its range. What each route returns is
-declared in `app.routes.api_models`, so `/openapi.json` describes every field and its type.
+Every answer is computed in the app's heavy lane (app/rendering/lanes.py): one at a time, on
+a thread of its own, never on the event loop and never starving a slider answer; past the
+lane's queue a request is told 503 with Retry-After. Query parameters are validated by the
+witness `Settings` model itself (extra="forbid"), so an out-of-range value is a 422 naming the
+field and its range. What each route returns is declared in `app.routes.api_models`, so
+`/openapi.json` describes every field and its type.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 
+from app.rendering.lanes import Busy, Lanes
 from app.routes.api_models import (
     BatchTable,
+    BusyAnswer,
     Distributions,
     EvaluationSlice,
     KSweep,
@@ -27,8 +32,16 @@ from witness.batching import batch_table
 from witness.evaluation import evaluate, first_position
 from witness.lm import tiny_models
 
-router = APIRouter(prefix="/api", tags=["witness"])
+BUSY: dict[int | str, dict[str, Any]] = {
+    503: {
+        "model": BusyAnswer,
+        "description": "Busy: the heavy lane's queue is full; ask again after Retry-After.",
+        "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds."}},
+    }
+}
+router = APIRouter(prefix="/api", tags=["witness"], responses=BUSY)
 SettingsQuery = Annotated[Settings, Query()]
+T = TypeVar("T")
 
 
 def _witness(request: Request) -> Witness:
@@ -36,35 +49,49 @@ def _witness(request: Request) -> Witness:
     return witness
 
 
+async def _heavy(request: Request, work: Callable[[], T]) -> T:
+    lanes: Lanes = request.app.state.lanes
+    try:
+        return await lanes.heavy.run(work)
+    except Busy as busy:
+        raise HTTPException(503, str(busy), {"Retry-After": str(busy.retry_after)}) from None
+
+
 @router.get("/trace", summary="The served request's trace and totals")
-def trace(request: Request, settings: SettingsQuery) -> RequestTrace:
-    return _witness(request).trace(settings)
+async def trace(request: Request, settings: SettingsQuery) -> RequestTrace:
+    return await _heavy(request, lambda: _witness(request).trace(settings))
 
 
 @router.get("/sweep", summary="Speedup against draft length k, measured and expected")
-def sweep(request: Request, settings: SettingsQuery) -> KSweep:
+async def sweep(request: Request, settings: SettingsQuery) -> KSweep:
     # Not the page's cached sweep: that one is keyed without k, and this answer names it.
-    return _witness(request).sweep(settings)
+    return await _heavy(request, lambda: _witness(request).sweep(settings))
 
 
 @router.get("/batch", summary="Speedup against batch size: the best k per batch, by the formula")
-def batch(request: Request, settings: SettingsQuery) -> BatchTable:
+async def batch(request: Request, settings: SettingsQuery) -> BatchTable:
     """Each batch priced on the settings' machine (`machine=custom`: every row alike), at the
     station's α over the state's seeded requests."""
-    return batch_table(settings, _witness(request).ensemble(settings).alpha)
+    return await _heavy(
+        request, lambda: batch_table(settings, _witness(request).ensemble(settings).alpha)
+    )
 
 
 @router.get("/race", summary="Draft-length policies raced on the request, and over its seeds")
-def race(request: Request, settings: SettingsQuery) -> RaceAnswer:
+async def race(request: Request, settings: SettingsQuery) -> RaceAnswer:
     """Fixed k, the +2/−1 heuristic, a confidence threshold, the hindsight oracle and
     recovery on the same position-keyed uniforms (docs/adaptive.md)."""
-    raced, seeded = _witness(request).race(settings)
+    raced, seeded = await _heavy(request, lambda: _witness(request).race(settings))
     # The memo's key leaves the workload's timings out; the answer names the query's own.
     return RaceAnswer(replace(raced, settings=settings), seeded)
 
 
 @router.get("/distributions", summary="Exact laws at the request's first drafted position")
-def distributions(settings: SettingsQuery) -> Distributions:
+async def distributions(request: Request, settings: SettingsQuery) -> Distributions:
+    return await _heavy(request, lambda: _distributions(settings))
+
+
+def _distributions(settings: Settings) -> Distributions:
     p, q = first_position(settings)
     return Distributions.model_validate(
         {
@@ -83,6 +110,6 @@ def distributions(settings: SettingsQuery) -> Distributions:
 
 
 @router.get("/evaluation", summary="The evaluation slice: every mode's distribution check")
-def evaluation(request: Request, settings: SettingsQuery) -> EvaluationSlice:
+async def evaluation(request: Request, settings: SettingsQuery) -> EvaluationSlice:
     # Not the page's cached slice either: its settings and current mode are this query's.
-    return evaluate(settings, cache=_witness(request).cache)
+    return await _heavy(request, lambda: evaluate(settings, cache=_witness(request).cache))

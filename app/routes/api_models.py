@@ -31,6 +31,7 @@ from witness.sweep import KSweep
 
 __all__ = [
     "BatchTable",
+    "BusyAnswer",
     "RaceAnswer",
     "CheckpointEntry",
     "CheckpointProblems",
@@ -149,6 +150,12 @@ class CheckpointProblems(_Out):
     """A state the station refuses: one problem per field, as every other 422 here."""
 
     detail: list[Problem]
+
+
+class BusyAnswer(_Out):
+    """The heavy lane's queue is full (app/rendering/lanes.py): ask again after Retry-After."""
+
+    detail: str
 
 
 # --- /station.json ---------------------------------------------------------------------------

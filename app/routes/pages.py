@@ -64,10 +64,17 @@ def _slice(env: Env, state: StationState, _: object) -> Context:
     return Context(variables, status(state), (("HX-Replace-Url", state.url()),))
 
 
-STATION = Page("station.html", _station)
+def _inline_heavy(state: StationState) -> bool:
+    """A page that draws the evaluation slice or the race inline is seconds of work."""
+    return state.options.slice or state.options.race
+
+
+# Lanes (app/rendering/lanes.py): a slider answer is interactive; the sweep over sixteen
+# requests and the slice are asked for once the evidence has settled, and may take seconds.
+STATION = Page("station.html", _station, heavy=_inline_heavy)
 EVIDENCE = Page("fragments_evidence.html", _evidence)
-SWEEP = Page("partials/_sweep.html", _sweep)
-SLICE = Page("fragments_slice.html", _slice)
+SWEEP = Page("partials/_sweep.html", _sweep, heavy=True)
+SLICE = Page("fragments_slice.html", _slice, heavy=True)
 
 
 @router.get("/")

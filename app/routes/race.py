@@ -21,7 +21,7 @@ def _race(env: Env, state: StationState, _: object) -> Context:
     return Context({"view": view}, status(state), (("HX-Replace-Url", page),))
 
 
-RACE = Page("partials/_race.html", _race)
+RACE = Page("partials/_race.html", _race, heavy=True)  # five policies over the seeds
 
 
 @router.get("/station/race")

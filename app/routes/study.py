@@ -197,7 +197,7 @@ def _worksheet(env: Env, state: StationState, _: object) -> Context:
     return Context(variables, status(state))
 
 
-WORKSHEET = Page("worksheet.html", _worksheet)
+WORKSHEET = Page("worksheet.html", _worksheet, heavy=True)  # printed once, never dragged
 
 
 @router.get("/station/worksheet")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import gzip
-import threading
 
 from app.config import AppSettings
+from app.rendering.lanes import Lanes
 from app.rendering.pipeline import Context, Env, Page, Pipeline, encode
 from app.rendering.templating import make_templates
 from app.services import Witness
@@ -27,7 +27,7 @@ class Counting:
 def test_each_key_and_variant_is_rendered_once() -> None:
     build = Counting()
     page = Page("serving.html", build)
-    pipeline = Pipeline(make_templates(), ENV, threading.Lock())
+    pipeline = Pipeline(make_templates(), ENV, Lanes())
     a = pipeline.render(page, "a")
     assert pipeline.render(page, "a") is a
     assert pipeline.render(page, "a", True) is not a
@@ -39,7 +39,7 @@ def test_each_key_and_variant_is_rendered_once() -> None:
 def test_teeth_a_pipeline_of_size_one_renders_again() -> None:
     build = Counting()
     page = Page("serving.html", build)
-    pipeline = Pipeline(make_templates(), ENV, threading.Lock(), size=1)
+    pipeline = Pipeline(make_templates(), ENV, Lanes(), size=1)
     pipeline.render(page, "a")
     pipeline.render(page, "b")
     pipeline.render(page, "a")

@@ -1,0 +1,100 @@
+"""The lanes new work waits in: one thread each, a bounded queue, and two that overlap."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import anyio
+import pytest
+
+from app.rendering.lanes import Busy, Lane, Lanes
+
+
+class Overlap:
+    """Slow work that records the most calls running at once."""
+
+    def __init__(self, delay: float = 0.02) -> None:
+        self.running = self.most = 0
+        self.delay = delay
+        self._lock = threading.Lock()
+
+    def __call__(self, x: int) -> int:
+        with self._lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        time.sleep(self.delay)
+        with self._lock:
+            self.running -= 1
+        return x * 2
+
+
+async def _all(lane: Lane, work: Overlap, n: int) -> list[int]:
+    out: list[int] = []
+
+    async def one(i: int) -> None:
+        out.append(await lane.run(work, i))
+
+    async with anyio.create_task_group() as tg:
+        for i in range(n):
+            tg.start_soon(one, i)
+    return sorted(out)
+
+
+def test_a_lane_runs_one_at_a_time_and_answers_every_request() -> None:
+    work = Overlap()
+    assert anyio.run(_all, Lane("interactive", 64), work, 12) == [2 * i for i in range(12)]
+    assert work.most == 1
+
+
+def test_teeth_work_in_two_lanes_overlaps() -> None:
+    # The point of two lanes: a heavy request never makes a slider answer wait for it.
+    work = Overlap(delay=0.05)
+    lanes = Lanes()
+
+    async def both() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_all, lanes.heavy, work, 2)
+            tg.start_soon(_all, lanes.interactive, work, 2)
+
+    anyio.run(both)
+    assert work.most == 2
+
+
+def test_a_full_queue_is_told_busy_at_once() -> None:
+    work = Overlap(delay=0.2)
+    lane = Lane("heavy", 2)
+    outcomes: list[str] = []
+    refusals: list[Busy] = []
+
+    async def one(i: int) -> None:
+        try:
+            await lane.run(work, i)
+            outcomes.append("done")
+        except Busy as busy:
+            refusals.append(busy)
+            outcomes.append("busy")
+
+    async def burst() -> None:
+        async with anyio.create_task_group() as tg:
+            for i in range(6):
+                tg.start_soon(one, i)
+                await anyio.sleep(0.01)  # in order: one runs, two wait, the rest are refused
+
+    anyio.run(burst)
+    assert outcomes.count("done") == 3 and outcomes.count("busy") == 3
+    assert all("heavy" in str(b) and b.retry_after > 0 for b in refusals)
+
+
+def test_lanes_pick_by_weight() -> None:
+    lanes = Lanes()
+    assert lanes.pick(True) is lanes.heavy and lanes.pick(False) is lanes.interactive
+
+
+@pytest.mark.parametrize("heavy", [False, True])
+def test_an_exception_in_the_work_reaches_the_caller(heavy: bool) -> None:
+    def broken() -> None:
+        raise ZeroDivisionError("the work's own error")
+
+    with pytest.raises(ZeroDivisionError):
+        anyio.run(Lanes().pick(heavy).run, broken)
