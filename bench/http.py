@@ -1,24 +1,32 @@
-"""Speed of the evidence fragment over real HTTP, against the same server's health endpoint.
+"""Speed and capacity of the station over real HTTP, against the same server's health endpoint.
 
-Starts the real server (uvicorn, `app.main:create_app` factory, h11, no access log) in a
-subprocess on a free 127.0.0.1 port, then in the same run:
+Starts the real server as `make serve` does (uvicorn, `app.main:create_app` factory, h11, one
+worker per core unless `--workers`; no access log) in a subprocess on a free 127.0.0.1 port,
+then in the same run (QUALITY.md, Speed; docs/QUALITY.md has the figures):
 
 1. One client, sequential, keep-alive (`http.client`), the three interleaved: p50 / p99 of
    `GET /station/evidence?pred=skip&match=..&k=..` with a new (match, k) every request (a
    match never used before, at k = 4, 3, 5), so none of the server's caches can answer (a
    learner dragging the match slider); the same with one fixed query (a slider dragged
-   back: cached); and `/healthz`, the reference. Budget (QUALITY.md, Speed): evidence
-   p99 <= 16 ms (one frame).
+   back: cached); and `/healthz`, the reference. Budgets: a new state's p50 <= 3x /healthz
+   p50; p99 <= 16 ms (informational: absolute times vary by host).
 1b. The same client, then a long run of new states (1 500 by default, more than the caches
    hold, so every answer evicts an old state): p50, p99, p99.9 and max.
 2. If wrk is installed: `wrk -t2 -c100 -d<duration>s` against /healthz and the fixed evidence
-   URL (budget: >= 60% of /healthz requests/sec, zero non-2xx and zero socket errors), plus an
-   informational run whose Lua script (bench/slider.lua) asks for a new state every request,
-   like a class all dragging sliders at once: the server's capacity for new states.
+   URL (budget: >= 60% of /healthz requests/sec, zero non-2xx and zero socket errors), and
+   with bench/slider.lua, which asks for a new state every request, like a class all
+   dragging sliders at once (budget: >= 25% of /healthz requests/sec, zero errors, no
+   timeouts), while one more client asks /healthz (its p50 / p99).
+3. The most expensive single request (every range at its end) alone, its server CPU time;
+   then forty expensive requests at once (the hostile pass's `/api/evaluation` at k = 16,
+   256 tokens): how many were answered or told 503, the server's RSS before, at its peak and
+   after, and /healthz meanwhile (budget: p95 < 100 ms).
+4. Memory: 20 000 distinct states (`--states`) from four clients, the RSS of every server
+   process read each quarter of the way: flat once the caches are full.
 
 The server is always stopped. Run from the repo root: `.venv/bin/python bench/http.py
-[--duration SECONDS]`. Over-budget figures are printed, never fatal: exit 0 unless the server
-could not be started.
+[--duration SECONDS] [--only 1,2,3]`. Over-budget figures are printed, never fatal: exit 0
+unless the server could not be started.
 """
 
 from __future__ import annotations
@@ -58,6 +66,9 @@ NEW_STATE_THROUGHPUT_BUDGET = 0.25
 NEW_STATE_P50_BUDGET = 3.0
 # The most expensive single request: every range at its end (k = 16, 256 tokens, the sweep).
 HEAVIEST = "/api/sweep?k=16&tokens=256&match=0.0&seed={seed}"
+# What the hostile pass sent forty of at once (issue 13), and QUALITY.md's liveness budget.
+EXPENSIVE = "/api/evaluation?k=16&match=0&tokens=256&seed={seed}"
+LIVENESS_P95_MS = 100.0
 EVIDENCE = "/station/evidence?pred=skip"
 # Every browser asks for gzip; the server answers rendered pages gzipped (and /healthz not).
 BROWSER_HEADERS = {"Accept-Encoding": "gzip"}
@@ -320,38 +331,51 @@ class HealthProbe:
         )
 
 
-def bench_heaviest(port: int, server: int, n: int = 10) -> None:
-    """``n`` of the most expensive request at once, each a new state: CPU per request, and
-    whether /healthz stays responsive meanwhile (app/rendering/lanes.py)."""
+def _get_status(port: int, path: str) -> int:
+    conn = http.client.HTTPConnection(HOST, port, timeout=600)
+    with closing(conn):
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        resp.read()
+        return resp.status
+
+
+def bench_heaviest(port: int, server: int, n: int = 40) -> None:
+    """The most expensive single request alone (its CPU time), then ``n`` expensive requests
+    at once, each a new state, as the hostile pass sent them: is /healthz still responsive,
+    and is memory bounded (app/rendering/lanes.py)?"""
+    cpu0 = cpu_seconds(server)
+    status = _get_status(port, HEAVIEST.format(seed=8999))
+    alone = cpu_seconds(server) - cpu0
+    print(
+        f"\n3. The most expensive single request ({HEAVIEST.format(seed='<new>')}): "
+        f"{status}, server CPU {alone:.2f} s"
+    )
     statuses: list[int] = []
-    walls: list[float] = []
+    peak = before = rss_mb(server)
 
     def one(i: int) -> None:
-        t0 = time.perf_counter()
-        conn = http.client.HTTPConnection(HOST, port, timeout=600)
-        with closing(conn):
-            conn.request("GET", HEAVIEST.format(seed=9000 + i))
-            resp = conn.getresponse()
-            resp.read()
-            statuses.append(resp.status)
-        walls.append(time.perf_counter() - t0)
+        statuses.append(_get_status(port, EXPENSIVE.format(seed=9000 + i)))
 
-    cpu0 = cpu_seconds(server)
     with HealthProbe(port) as probe:
         threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
         for t in threads:
             t.start()
-        for t in threads:
-            t.join()
-    cpu = cpu_seconds(server) - cpu0
-    done = statuses.count(200)
-    print(f"\n3. {n} of the most expensive request at once ({HEAVIEST.format(seed='<new>')})")
+        while any(t.is_alive() for t in threads):
+            peak = max(peak, rss_mb(server))
+            time.sleep(0.2)
+    done, busy = statuses.count(200), statuses.count(503)
     print(
-        f"   answered 200: {done}, 503 busy: {statuses.count(503)}, other: "
-        f"{len(statuses) - done - statuses.count(503)}; slowest {max(walls):.1f} s"
+        f"   {n} at once of {EXPENSIVE.format(seed='<new>')}: 200 {done}, 503 busy {busy}, "
+        f"other {len(statuses) - done - busy}"
     )
-    print(f"   server CPU {cpu:.1f} s in all, {cpu / max(done, 1):.2f} s per answered request")
-    print(f"   /healthz meanwhile: {probe.summary()}")
+    print(f"   RSS before {before:.0f} MB, peak {peak:.0f} MB, after {rss_mb(server):.0f} MB")
+    p95 = pct(probe.times, 95) if len(probe.times) > 1 else float("nan")
+    verdict = "ok" if p95 < LIVENESS_P95_MS else "OVER BUDGET"
+    print(
+        f"   /healthz meanwhile: {probe.summary()}; p95 {p95:.1f} ms, "
+        f"budget < {LIVENESS_P95_MS:g} ms: {verdict}"
+    )
 
 
 def bench_memory(port: int, server: int, states: int, clients: int = 4) -> None:
