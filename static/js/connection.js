@@ -59,7 +59,11 @@ function noteIn(container, lines, after = null) {
 function onFailure(event) {
   const xhr = event.detail && event.detail.xhr;
   const status = xhr && event.type === "htmx:responseError" ? xhr.status : 0;
-  const what = status
+  // 503: a lane's queue was full (app/rendering/lanes.py); Retry-After says when to come back.
+  const retry = status === 503 ? Number(xhr.getResponseHeader("Retry-After")) || 0 : 0;
+  const what = retry
+    ? `The station's server is busy with other learners' requests (HTTP 503): try again in ${retry} seconds.`
+    : status
     ? `The station's server answered with an error (HTTP ${status}).`
     : event.type === "htmx:timeout"
       ? "The station's server took too long to answer."

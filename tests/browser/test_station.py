@@ -425,3 +425,21 @@ def test_a_server_error_is_said_with_its_status(page: Page, monitor: BrowserMoni
     expect(notice).to_contain_text("answered with an error (HTTP 503)")
     expect(page.get_by_test_id("evidence-stale")).to_be_visible()
     expect(page.get_by_test_id("evidence")).to_be_visible()  # never a blank panel
+
+
+def test_a_busy_server_says_when_to_try_again(page: Page, monitor: BrowserMonitor) -> None:
+    # What the app answers when a lane's queue is full (app/rendering/lanes.py).
+    monitor.allow_console_error(r"Response Status Error Code 503|status of 503")
+    monitor.allow_server_error(r"^503 .*/station/evidence\?")
+    page.goto(PREDICTED_URL)
+    page.route(
+        re.compile(r"/station/evidence\?"),
+        lambda route: route.fulfill(
+            status=503, body="busy", content_type="text/html", headers={"Retry-After": "2"}
+        ),
+    )
+    page.locator("#in-k").press("ArrowRight")
+    notice = page.get_by_test_id("connection-notice")
+    expect(notice).to_contain_text("busy with other learners' requests (HTTP 503)")
+    expect(notice).to_contain_text("try again in 2 seconds")
+    expect(page.get_by_test_id("evidence")).to_be_visible()
