@@ -18,9 +18,9 @@ import jsonschema
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.contract.route import MEMORY_MAX_BYTES, WORKLOAD_FIELDS
-from app.state.presets import BY_ID
+from app.contract.route import MEMORY_MAX_BYTES
 from tests.browser.helpers import ROOT, seed_storage, storage_of
+from tests.longest import longest_query
 
 SCHEMA = json.loads((ROOT / "docs" / "route-memory.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.FormatChecker())
@@ -57,45 +57,6 @@ def export_of(*entries: object) -> dict[str, object]:
 
 def backups_of(stored: dict[str, str], key: str) -> dict[str, str]:
     return {k: v for k, v in stored.items() if k.startswith(f"{key}.backup.")}
-
-
-def longest_query(prompt: str) -> str:
-    """A state with every option the station has, each at a long value, and the prompt."""
-    fields = {
-        "match": "0.12345678901234566",
-        "k": "5",
-        "draft_cost": "0.98765432109876541",
-        "verify": "on",
-        "repair": "off",
-        "greedy": "on",
-        "seed": "2147483647",
-        "tokens": "256",
-        "prompt": prompt,
-        "tpot_ms": "9999.9876543210987",
-        "ttft_ms": "599999.98765432101",
-        "tree_width": "2",
-        "drafting": "distinct",
-        "acceptance": "typical",
-        "draft_source": "adversary",
-        "machine": "laptop",
-        "pair": "t5-xxl-small",
-        "batch": "512",
-        "context": "131072",
-        "from": "cockpit",
-        "memory": ",".join(WORKLOAD_FIELDS),
-        "pred": "cheapen_draft",
-        "expect_faster": "yes",
-        "expect_kept": "yes",
-        "base": "0.12345678901234566,5,0.98765432109876541,0,0,1,2,distinct,typical,adversary",
-        "preset": max(BY_ID, key=len),
-        "view": "projector",
-        "embed": "1",
-        "sub": "40",
-        "slice": "1",
-        "race": "1",
-        "block": "255",
-    }
-    return "&".join(f"{k}={quote(v, safe='')}" for k, v in fields.items())
 
 
 def expect_loaded_again(page: Page) -> None:
