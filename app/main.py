@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
@@ -16,11 +17,13 @@ from app.config import AppSettings, get_settings
 from app.rendering.collector import CollectBetweenRequests
 from app.rendering.lanes import Lanes
 from app.rendering.pipeline import GZIP_LEVEL, Env, Pipeline
+from app.rendering.refusals import validation_refused
 from app.rendering.requests import RequestShape
 from app.rendering.security import SecurityHeaders
 from app.rendering.templating import make_templates
 from app.routes import api, pages, roofline, route, steps, study
 from app.routes import race as race_routes
+from app.routes.api_models import Health
 from app.services import Witness
 from witness.lm import tiny_models
 
@@ -84,9 +87,12 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
         return FileResponse(ROOT / "static" / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/healthz", tags=["ops"], summary="Liveness: the process answers")
-    async def healthz() -> dict[str, str]:
+    async def healthz() -> Health:
         # async: answered on the event loop, never queued behind renders in the thread pool.
-        return {"status": "ok"}
+        return Health(status="ok")
+
+    # A 422 names each refused field without echoing what was sent (app/rendering/refusals.py).
+    app.add_exception_handler(RequestValidationError, validation_refused)
 
     # Learners are often on poor networks: compress pages and fragments (a whole station page
     # is ~10x smaller gzipped); tiny answers such as /healthz are left as they are.

@@ -36,6 +36,12 @@ MAX_TARGET = 8 * 1024  # bytes of the address (path and query) in the request li
 HEAD_TIMEOUT = 10.0  # seconds a request head may take to arrive
 LINGER = 2.0  # seconds a refused request may go on sending before the connection closes
 
+# How every server of the station runs it (`python -m app`, the browser tests, bench/http.py):
+# uvicorn's keyword arguments, and the same as command-line flags.
+PROTOCOL = "app.protocol:StationProtocol"
+UVICORN = {"http": PROTOCOL, "h11_max_incomplete_event_size": MAX_HEAD}
+UVICORN_FLAGS = [f"--{k.replace('_', '-')}={v}" for k, v in UVICORN.items()]
+
 _REASONS = {408: "Request Timeout", 414: "URI Too Long", 431: "Request Header Fields Too Large"}
 _SAYS = {
     408: "The request's headers did not arrive in time.",

@@ -56,6 +56,7 @@ from typing import IO, Any  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.config import AppSettings, worker_count  # noqa: E402
+from app.protocol import UVICORN_FLAGS  # noqa: E402
 
 HOST = "127.0.0.1"  # loopback only
 P99_BUDGET_MS = 16.0
@@ -84,7 +85,7 @@ def start_server(port: int, log: IO[bytes], workers: int) -> subprocess.Popen[by
     """uvicorn as `make serve` runs it (app/__main__.py): one worker per core by default."""
     cmd = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", HOST]
     cmd += ["--port", str(port), "--log-level", "warning", "--no-access-log"]
-    cmd += ["--workers", str(workers)]
+    cmd += ["--workers", str(workers), *UVICORN_FLAGS]
     return subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
 
 

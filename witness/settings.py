@@ -234,30 +234,34 @@ class Settings(BaseModel):
         # Pydantic's own message says "greater than or equal to 1"; a learner needs the whole
         # range and what they sent, so every failure is restated from the field's bounds.
         name = info.field_name or "?"
-        error = PydanticCustomError(
-            "settings_range",
-            "{field} must be {expected} (got {value})",
-            {"field": name, "expected": expected_text(name), "value": shown(value)},
-        )
-        kind = field_bounds(name)["kind"]
+
+        def refused() -> PydanticCustomError:  # built only on failure: this runs per field
+            return PydanticCustomError(
+                "settings_range",
+                "{field} must be {expected} (got {value})",
+                {"field": name, "expected": expected_text(name), "value": shown(value)},
+            )
+
+        bounds = field_bounds(name)
+        kind = bounds["kind"]
         # Lax mode would read True as 1; a boolean is never a number on this instrument.
         if isinstance(value, bool) and kind in ("int", "float"):
-            raise error
+            raise refused()
         # Lax mode also reads "1_0" as 10, " 5 " as 5 and "٣" as 3: a number in a link is
         # written in ASCII, as the station writes it.
         if isinstance(value, str) and kind in _NUMBER_TEXT:
             if not _NUMBER_TEXT[kind].fullmatch(value):
-                raise error
+                raise refused()
         try:
             out = handler(value)
         except ValidationError as exc:
-            raise error from exc
+            raise refused() from exc
         # A subnormal (1e-320) is no time anyone means, and arithmetic on it is not exact:
         # "above 0" is a normal positive number.
-        if "gt" in field_bounds(name) and out != 0 and abs(out) < sys.float_info.min:
-            raise error
+        if "gt" in bounds and out != 0 and abs(out) < sys.float_info.min:
+            raise refused()
         if kind == "str" and not printable_text(out):
-            raise error  # the field's pattern says the same; this holds it for any input
+            raise refused()  # the field's pattern says the same; this holds it for any input
         _check_combination(name, out, info.data)
         return out
 

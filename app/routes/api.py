@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
 
 from app.rendering.lanes import Busy, Lanes
 from app.routes.api_models import (
@@ -27,6 +28,7 @@ from app.routes.api_models import (
     RequestTrace,
 )
 from app.services import Witness
+from app.state.query import decode_query
 from witness import Settings, acceptance_rate, output_distribution, residual
 from witness.batching import batch_table
 from witness.evaluation import evaluate, first_position
@@ -39,7 +41,21 @@ BUSY: dict[int | str, dict[str, Any]] = {
         "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds."}},
     }
 }
-router = APIRouter(prefix="/api", tags=["witness"], responses=BUSY)
+
+
+def well_encoded(request: Request) -> None:
+    """FastAPI reads a decoded query, where ``%ZZ`` is text; the station's pages refuse a part
+    that is not percent-encoded UTF-8 by name (`decode_query`), and so does the API."""
+    _, problems = decode_query(request.scope["query_string"])
+    if problems:
+        raise RequestValidationError(
+            [{"loc": ("query", p.field), "msg": p.message, "type": "value_error"} for p in problems]
+        )
+
+
+router = APIRouter(
+    prefix="/api", tags=["witness"], responses=BUSY, dependencies=[Depends(well_encoded)]
+)
 SettingsQuery = Annotated[Settings, Query()]
 T = TypeVar("T")
 

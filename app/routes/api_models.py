@@ -16,7 +16,7 @@ different orders. `tests/app/routes/test_api_responses.py` holds each to what it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, NotRequired
+from typing import Annotated, Literal, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 from typing_extensions import TypedDict
@@ -32,6 +32,7 @@ from witness.sweep import KSweep
 __all__ = [
     "BatchTable",
     "BusyAnswer",
+    "Health",
     "RaceAnswer",
     "CheckpointEntry",
     "CheckpointProblems",
@@ -150,6 +151,12 @@ class CheckpointProblems(_Out):
     """A state the station refuses: one problem per field, as every other 422 here."""
 
     detail: list[Problem]
+
+
+class Health(_Out):
+    """`/healthz`: the process answers."""
+
+    status: Literal["ok"]
 
 
 class BusyAnswer(_Out):

@@ -20,7 +20,7 @@ from app.contract.manifest import manifest
 from app.contract.route import STATIONS, WORKLOAD_FIELDS
 from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.routes.api_models import CheckpointEntry, CheckpointProblems, Manifest
-from app.state.query import parse_state
+from app.state.query import parse_query
 from witness import Settings
 from witness.settings import field_bounds
 
@@ -68,7 +68,7 @@ for _path, (_name, _media) in DOCUMENTS.items():
     responses={422: {"model": CheckpointProblems, "description": "A field out of range"}},
 )
 def api_checkpoint(request: Request) -> dict[str, Any] | Response:
-    state = parse_state(request.query_params.multi_items())
+    state = parse_query(request.scope["query_string"])
     if state.problems:
         detail = [
             {"loc": ["query", p.field], "msg": p.message, "type": "value_error"}

@@ -86,6 +86,14 @@ ORIGINS = ("serving", "cockpit")
 def parse_query(query_string: bytes) -> StationState:
     """`parse_state` of a raw query string, as the server received it. A part that is not
     percent-encoded UTF-8 (``%ZZ``, ``%FF``) is refused by name, never decoded into a guess."""
+    pairs, problems = decode_query(query_string)
+    state = parse_state(pairs)
+    return replace(state, problems=(*problems, *state.problems)) if problems else state
+
+
+def decode_query(query_string: bytes) -> tuple[list[tuple[str, str]], list[FieldProblem]]:
+    """A raw query's well-formed (name, value) pairs, and a problem for each part that is not
+    percent-encoded UTF-8 (the JSON API refuses those with the same message)."""
     pairs: list[tuple[str, str]] = []
     problems: list[FieldProblem] = []
     for part in query_string.decode("latin-1").split("&"):
@@ -106,8 +114,7 @@ def parse_query(query_string: bytes) -> StationState:
                 "it was ignored",
             )
         )
-    state = parse_state(pairs)
-    return replace(state, problems=(*problems, *state.problems)) if problems else state
+    return pairs, problems
 
 
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")

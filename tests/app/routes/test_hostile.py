@@ -200,9 +200,8 @@ def _bad_values(name: str) -> list[str]:
 
 SETTING_CASES = [(n, v) for n in Settings.model_fields for v in _bad_values(n)]
 # A malformed escape in text decodes to itself ("%ZZ"), which is text a prompt may hold; only
-# the raw query shows it was malformed. The pages read the raw query (parse_query); the JSON
-# routes read FastAPI's decoded one (app/routes/api.py, route.py), so they take it as text.
-RAW_ONLY = {("prompt", "%ZZ")}
+# the raw query shows it was malformed: the pages read it (parse_query), and the JSON routes
+# check it before FastAPI's decoded query is read (app/routes/api.py well_encoded, route.py).
 # The view's own fields (app/state/query.py, options.py): each refused on its own, with or
 # without a prediction.
 VIEW_CASES = [
@@ -262,8 +261,6 @@ ROUTE_CASES = [
 def test_a_bad_setting_is_a_422_naming_the_field_and_its_range(
     client: TestClient, route: str, name: str, value: str
 ) -> None:
-    if (name, value) in RAW_ONLY and route in JSON_ROUTES:
-        pytest.xfail("the JSON routes read the decoded query, where %ZZ is text")
     r = client.get(f"{route}?{_pred(route)}{_query(name, value)}", follow_redirects=False)
     assert_named(route, r, name, _expected(name))
 
@@ -327,12 +324,7 @@ def test_the_last_of_a_repeated_parameter_wins_everywhere(client: TestClient, ro
 # FastAPI's own 422 (the JSON API's settings) echoes each refused input whole; behind the
 # server that is at most the 16 KiB a request head may take (the server tests below), and
 # only app/main.py's exception handler could cut it shorter.
-ECHOES_INPUT = pytest.mark.xfail(reason="FastAPI's 422 echoes the input", strict=True)
-
-
-@pytest.mark.parametrize(
-    "route", [pytest.param(r, marks=ECHOES_INPUT) if r in SETTINGS_JSON else r for r in READS_STATE]
-)
+@pytest.mark.parametrize("route", READS_STATE)
 @pytest.mark.parametrize("size", [100_000, 1_000_000])
 def test_a_huge_query_is_a_422_that_does_not_echo_it(app: Any, route: str, size: int) -> None:
     """In the app (a client refuses to send such a URL, and the server answers 414 before the
