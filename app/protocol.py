@@ -12,9 +12,13 @@ were never closed). This protocol, `--http app.protocol:StationProtocol`:
   the client reads the answer instead of a reset;
 - closes a connection whose request head is not complete `HEAD_TIMEOUT` seconds after it
   opened (or after its previous answer): 408 Request Timeout when part of a head came, a
-  plain close when nothing did.
+  plain close when nothing did;
+- turns Nagle's algorithm off on every connection. With `--workers N` uvicorn binds the
+  listening socket itself with ``proto`` 0, and asyncio sets TCP_NODELAY only on sockets
+  that report IPPROTO_TCP (uvicorn issue 3149): each keep-alive answer then waited on the
+  client's delayed ACK, ~44 ms for a /healthz that takes 1 ms (bench/http.py, 2 workers).
 
-The station's longest address is ~2.2 KB; `MAX_HEAD` (uvicorn's
+The station's longest address is ~3 KB (app/contract/bounds.py); `MAX_HEAD` (uvicorn's
 `h11_max_incomplete_event_size`, set by `python -m app`) leaves room for any browser's
 headers beside it.
 """
@@ -22,6 +26,7 @@ headers beside it.
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
 
 import h11
@@ -95,6 +100,13 @@ class _Connection(h11.Connection):
         return event
 
 
+def no_delay(transport: asyncio.BaseTransport) -> None:
+    """Send each answer at once (see above); a Unix socket has no Nagle to turn off."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 class StationProtocol(H11Protocol):
     head_timeout = HEAD_TIMEOUT
     linger = LINGER
@@ -136,6 +148,7 @@ class StationProtocol(H11Protocol):
             self.transport.close()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        no_delay(transport)
         super().connection_made(transport)
         self._arm_head_timer()
 
