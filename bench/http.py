@@ -23,6 +23,12 @@ then in the same run (QUALITY.md, Speed; docs/QUALITY.md has the figures):
    after, and /healthz meanwhile (budget: p95 < 100 ms).
 4. Memory: 20 000 distinct states (`--states`) from four clients, the RSS of every server
    process read each quarter of the way: flat once the caches are full.
+5. A class dragging sliders as browsers do (`--learners`, 40 by default): each learner has
+   one keep-alive connection and at most one request in flight (the station's sliders are
+   `hx-sync="closest form:queue last"`, debounced 150 ms), asks for a state nobody asked for
+   before, and pauses 0.15-1 s after each answer (seeded). The latency each learner waits,
+   p50 / p95 / p99, and the new states answered per second: what wrk's 100 connections with
+   no pause cannot say (informational; QUALITY.md has no budget for it).
 
 The server is always stopped. Run from the repo root: `.venv/bin/python bench/http.py
 [--duration SECONDS] [--only 1,2,3]`. Over-budget figures are printed, never fatal: exit 0
@@ -42,6 +48,7 @@ import argparse  # noqa: E402
 import http.client  # noqa: E402
 import os  # noqa: E402
 import platform  # noqa: E402
+import random  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
@@ -418,6 +425,50 @@ def bench_memory(port: int, server: int, states: int, clients: int = 4) -> None:
     print(f"   last quarter {growth:+.1%}: {verdict}")
 
 
+def bench_class(port: int, learners: int, duration: float) -> None:
+    """``learners`` browsers dragging sliders for ``duration`` seconds (section 5)."""
+    times: list[float] = []
+    bad = 0
+    lock = threading.Lock()
+    stop = time.perf_counter() + duration
+
+    def learner(j: int) -> None:
+        nonlocal bad
+        pause = random.Random(j)  # seeded: the same class every run
+        with closing(http.client.HTTPConnection(HOST, port, timeout=60)) as conn:
+            i = 0
+            while time.perf_counter() < stop:
+                # A state of this learner's own: nobody else's, and never one asked before.
+                ms, ok = get_ms(conn, churn_path(200_000 + 1_000 * j + i))
+                with lock:
+                    times.append(ms)
+                    bad += not ok
+                i += 1
+                time.sleep(pause.uniform(0.15, 1.0))
+
+    print(f"\n5. A class of {learners} dragging sliders for {duration:g} s (0.15-1 s pauses)")
+    with closing(http.client.HTTPConnection(HOST, port, timeout=60)) as conn:
+        for i in range(0, 1_000, 100):  # warm-up: every k the class will ask for, once
+            get_ms(conn, churn_path(300_000 + i))
+    with HealthProbe(port) as probe:
+        t0 = time.perf_counter()
+        threads = [threading.Thread(target=learner, args=(j,)) for j in range(learners)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - t0
+    if len(times) < 2:
+        print("   no answers")
+        return
+    print(
+        f"   {len(times)} new states in {elapsed:.0f} s ({len(times) / elapsed:.1f}/s), "
+        f"non-200 {bad}; each learner waited p50 {pct(times, 50):.0f} ms, "
+        f"p95 {pct(times, 95):.0f} ms, p99 {pct(times, 99):.0f} ms, max {max(times):.0f} ms"
+    )
+    print(f"   /healthz meanwhile (one more client): {probe.summary()}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
@@ -434,6 +485,9 @@ def main() -> int:
         type=int,
         default=20_000,
         help="distinct states for the memory run (4); 0 skips it",
+    )
+    parser.add_argument(
+        "--learners", type=int, default=40, help="learners dragging at once (5; 0 skips it)"
     )
     parser.add_argument("--only", default="", help="run only these sections, e.g. '2,3'")
     args = parser.parse_args()
@@ -454,7 +508,7 @@ def main() -> int:
             )
             if load > 0.5 * cpus:
                 print("note: the machine is busy (load average above half the cpus): noisy tails")
-            wanted = set(args.only.split(",")) if args.only else {"1", "1b", "2", "3", "4"}
+            wanted = set(args.only.split(",")) if args.only else {"1", "1b", "2", "3", "4", "5"}
             if "1" in wanted:
                 bench_sequential(port, args.requests)
             if "1b" in wanted:
@@ -465,6 +519,8 @@ def main() -> int:
                 bench_heaviest(port, proc.pid)
             if "4" in wanted and args.states:
                 bench_memory(port, proc.pid, args.states)
+            if "5" in wanted and args.learners:
+                bench_class(port, args.learners, max(args.duration, 20))
         finally:
             proc.terminate()
             try:
