@@ -110,17 +110,22 @@ def server_pids(root: int) -> list[int]:
     return pids
 
 
-def rss_mb(root: int) -> float:
-    """Resident memory of every server process together, MB."""
-    total = 0
+def rss_each(root: int) -> list[float]:
+    """Resident memory of each server process (the supervisor first), MB."""
+    out = []
     for pid in server_pids(root):
         try:
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             continue
         m = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
-        total += int(m.group(1)) if m else 0
-    return total / 1024
+        out.append(int(m.group(1)) / 1024 if m else 0.0)
+    return out
+
+
+def rss_mb(root: int) -> float:
+    """Resident memory of every server process together, MB."""
+    return sum(rss_each(root))
 
 
 def cpu_seconds(root: int) -> float:
@@ -415,10 +420,12 @@ def bench_memory(port: int, server: int, states: int, clients: int = 4) -> None:
         for t in threads:
             t.join()
         sent = end
-        readings.append(rss_mb(server))
+        each = rss_each(server)
+        readings.append(sum(each))
         print(
             f"   after {end:>6} states: {readings[-1]:.0f} MB "
-            f"({time.perf_counter() - t0:.0f} s, non-200 {bad})"
+            f"(each process: {' + '.join(f'{x:.0f}' for x in each)}; "
+            f"{time.perf_counter() - t0:.0f} s, non-200 {bad})"
         )
     growth = readings[-1] / readings[-2] - 1
     verdict = "flat" if growth <= 0.05 else "STILL GROWING"
