@@ -1,0 +1,63 @@
+"""The live class's side of the contract: what the pages and the browser both rely on.
+
+Python is the single source: static/js/contract.js carries these to the browser (written by
+`python -m app.contract.generate`), so the learner's class script never copies a key, an
+interval or a preset's link by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.contract.route import STATION_ID, Intervention
+from app.state.options import ViewOptions
+from app.state.presets import PRESETS, Preset
+from app.state.query import StationState
+from witness import Settings
+
+# A learner's class membership, in this browser only: {v, code, learner, follow, question,
+# sent}. The server keeps no learner identity beyond the random id the tally counts once.
+CLASS_KEY = f"tsl.class.{STATION_ID}"
+CLASS_VERSION = 1
+# The learner's station asks the class's state this often while joined and visible; the
+# dashboard's tally fragment polls every DASHBOARD_POLL_SECONDS (issue 14: within 2 s).
+LEARNER_POLL_MS = 2000
+DASHBOARD_POLL_SECONDS = 1
+# The learner's id: 128 random bits from crypto.getRandomValues, as 32 lowercase hex digits.
+LEARNER_ID_PATTERN = "^[0-9a-f]{32}$"
+# The instructor's key lives in this HttpOnly cookie, scoped to its class's path.
+HOST_COOKIE = "station08_host"
+# What a learner can predict on in class: the five interventions (a skip is not sent).
+CLASS_INTERVENTIONS = tuple(i for i in Intervention if i is not Intervention.SKIP)
+
+
+@dataclass(frozen=True, slots=True)
+class ClassPreset:
+    """One preset as a class question: its link, and the title a learner may see before the
+    reveal (a preset whose name gives the answer away is numbered until then)."""
+
+    id: str
+    number: int  # 1-based, in the presets' order
+    title: str
+    shown_title: str  # before the reveal
+    question: str
+    url: str
+
+
+def preset_url(preset: Preset) -> str:
+    """The station at the preset on the default workload, opening at the prediction."""
+    state = StationState(
+        settings=Settings(**preset.values), prediction=None, block=None, options=ViewOptions()
+    )
+    return state.url(options=ViewOptions(preset=preset.id)) + "#step-03"
+
+
+def _shown(preset: Preset, number: int) -> str:
+    return f"Preset {number} (named at the reveal)" if preset.names_answer else preset.title
+
+
+CLASS_PRESETS: tuple[ClassPreset, ...] = tuple(
+    ClassPreset(p.id, n, p.title, _shown(p, n), p.question, preset_url(p))
+    for n, p in enumerate(PRESETS, start=1)
+)
+CLASS_PRESET_BY_ID = {p.id: p for p in CLASS_PRESETS}

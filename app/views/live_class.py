@@ -1,0 +1,384 @@
+"""The live class's view models: the projector's dashboard, its tally bars, and the reveal.
+
+Everything here is a pure function of a class's snapshot (counts of validated enum values,
+never anything a learner typed) and, for the reveal, of the app's `Witness`: the station's
+own verdict on each intervention the class chose, applied to the question's preset, judged
+over the preset's seeded requests exactly as a learner's station judges it
+(`Witness.compare`, `app/views/judgement.py`; the distribution from the exact check of the
+served request, as `app/views/gates.py` `verdict_view` does). So the projector and every
+learner's station say the same thing about the same intervention.
+
+Every sentence is written for each case it can meet: nobody, one learner, many; faster,
+slower, within noise, no change; kept, not kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from app.contract.live_class import CLASS_INTERVENTIONS, CLASS_PRESET_BY_ID, ClassPreset
+from app.contract.route import Intervention
+from app.services import Witness
+from app.state.interventions import apply_intervention
+from app.state.presets import BY_ID
+from app.state.query import INTERVENTION_LABELS
+from app.views import fmt
+from app.views.prediction import arrows, moved
+from witness.ensemble import Comparison
+
+# Bars are SVG rectangles on a 0-100 track (the CSP allows no inline style, so no width:%).
+TRACK = 100
+
+
+# --------------------------------------------------------------------------- the snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """How many answered yes, no, or did not say, to one expectation."""
+
+    yes: int = 0
+    no: int = 0
+    unsaid: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.yes + self.no + self.unsaid
+
+
+@dataclass(frozen=True, slots=True)
+class Chosen:
+    """One intervention's predictions: how many chose it and what they expected."""
+
+    intervention: Intervention
+    faster: Said
+    kept: Said
+
+    @property
+    def n(self) -> int:
+        return self.faster.total
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A class's question and tally as the pages show them: hashable, so it keys a render."""
+
+    code: str
+    question: str  # a preset id
+    revealed: bool
+    answered: int
+    chosen: tuple[Chosen, ...]  # one per intervention, in the station's order, zeros included
+    faster: Said
+    kept: Said
+
+    @property
+    def version(self) -> str:
+        """Changes whenever anything the dashboard shows changes (the poll's 'seen')."""
+        # Not hash(): str hashes differ per process, and every worker must agree.
+        return hashlib.blake2b(repr(self).encode(), digest_size=8).hexdigest()
+
+
+def snapshot(
+    code: str,
+    question: str,
+    revealed: bool,
+    by_intervention: dict[str, tuple[Said, Said]],
+) -> Snapshot:
+    """A snapshot from per-intervention counts; the totals are their sums, so the bars and
+    the answered count can never disagree."""
+    chosen = tuple(
+        Chosen(i, *by_intervention.get(i.value, (Said(), Said()))) for i in CLASS_INTERVENTIONS
+    )
+    return Snapshot(
+        code=code,
+        question=question,
+        revealed=revealed,
+        answered=sum(c.n for c in chosen),
+        chosen=chosen,
+        faster=Said(*(sum(getattr(c.faster, f) for c in chosen) for f in ("yes", "no", "unsaid"))),
+        kept=Said(*(sum(getattr(c.kept, f) for c in chosen) for f in ("yes", "no", "unsaid"))),
+    )
+
+
+# --------------------------------------------------------------------------- sentences
+
+
+def learners(n: int) -> str:
+    return "1 learner" if n == 1 else f"{n} learners"
+
+
+def answered_sentence(n: int) -> str:
+    if n == 0:
+        return "Nobody has answered yet."
+    return "1 learner has answered." if n == 1 else f"{n} learners have answered."
+
+
+def _others(said: Said) -> str:
+    parts = []
+    if said.no:
+        parts.append(f"{said.no} said no")
+    if said.unsaid:
+        parts.append(f"{said.unsaid} did not say")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    """One expectation in words: what yes says, what no says, and the open question."""
+
+    yes: str
+    no: str
+    whether: str
+
+
+FASTER = Expectation("expected it faster", "expected it not to be faster", "it would be faster")
+KEPT = Expectation(
+    "expected the distribution kept",
+    "expected the distribution not kept",
+    "the distribution would be kept",
+)
+
+
+def expected(said: Said, e: Expectation) -> str:
+    """'7 of 12 expected it faster (3 said no, 2 did not say)', true for every count:
+    never '0 of 1 expected …', and one learner is one learner."""
+    m = said.total
+    if m == 1:
+        if said.unsaid:
+            return f"The one learner who chose it did not say whether {e.whether}"
+        return f"The one learner who chose it {e.yes if said.yes else e.no}"
+    if said.unsaid == m:
+        return f"None of the {m} who chose it said whether {e.whether}"
+    if said.yes == m:
+        return f"All {m} who chose it {e.yes}"
+    if said.no == m:
+        return f"All {m} who chose it {e.no}"
+    if said.yes == 0:
+        return f"None of the {m} who chose it {e.yes}{_others(said)}"
+    return f"{said.yes} of {m} {e.yes}{_others(said)}"
+
+
+SPEED_TRUTH = {
+    "faster": "it was faster",
+    "slower": "it was slower",
+    "within noise": "the change was within noise, so it was not faster",
+    "same": "it made no difference to the speed",
+}
+
+
+def faster_sentence(said: Said, change: str) -> str:
+    """'7 of 12 expected it faster (3 said no); it was slower.'"""
+    return f"{expected(said, FASTER)}; {SPEED_TRUTH[change]}."
+
+
+def kept_sentence(said: Said, kept: bool, tv: float) -> str:
+    """'31 of 40 expected the distribution kept; it was not (TV 0.310).'"""
+    truth = "it was" if kept else f"it was not (TV {fmt.distance(tv)})"
+    return f"{expected(said, KEPT)}; {truth}."
+
+
+def chosen_sentence(n: int, answered: int) -> str:
+    if n == 0:
+        return "Nobody chose it."
+    if answered == 1:
+        return "The one learner who answered chose it."
+    if n == answered:
+        return f"All {answered} who answered chose it."
+    return f"{n} of the {answered} who answered chose it."
+
+
+def speed_words(cmp: Comparison) -> str:
+    """The station's speed verdict in one clause, with the means it rests on."""
+    b, a = cmp.before, cmp.after
+    means = f"mean {fmt.speedup(b.mean)} → {fmt.speedup(a.mean)} over {cmp.n} seeded requests"
+    match cmp.change:
+        case "faster" | "slower":
+            return f"{cmp.change} ({means})"
+        case "within noise":
+            return f"within noise, so not faster ({means})"
+        case _:
+            return (
+                f"no change in speed (every one of {cmp.n} seeded requests took the same "
+                f"passes, mean {fmt.speedup(a.mean)})"
+            )
+
+
+# --------------------------------------------------------------------------- view models
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    key: str  # the data-testid suffix
+    label: str
+    count: int
+    width: float  # of TRACK
+    text: str  # the number, in words and digits: the bar is readable without its rectangle
+
+
+@dataclass(frozen=True, slots=True)
+class BarGroup:
+    key: str
+    title: str
+    bars: tuple[Bar, ...]
+
+
+def bar(key: str, label: str, count: int, answered: int) -> Bar:
+    share = count / answered if answered else 0.0
+    text = f"{count} of {answered} ({share:.0%})" if answered else "0"
+    return Bar(key, label, count, round(TRACK * share, 2), text)
+
+
+def said_bars(key: str, title: str, said: Said, answered: int) -> BarGroup:
+    return BarGroup(
+        key,
+        title,
+        (
+            bar(f"{key}-yes", "yes", said.yes, answered),
+            bar(f"{key}-no", "no", said.no, answered),
+            bar(f"{key}-unsaid", "did not say", said.unsaid, answered),
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TallyView:
+    answered: int
+    answered_sentence: str
+    interventions: BarGroup
+    faster: BarGroup
+    kept: BarGroup
+
+
+def tally_view(snap: Snapshot) -> TallyView:
+    n = snap.answered
+    return TallyView(
+        answered=n,
+        answered_sentence=answered_sentence(n),
+        interventions=BarGroup(
+            "intervention",
+            "Which intervention",
+            tuple(
+                bar(c.intervention.value, INTERVENTION_LABELS[c.intervention], c.n, n)
+                for c in snap.chosen
+            ),
+        ),
+        faster=said_bars("faster", "Expect it faster?", snap.faster, n),
+        kept=said_bars("kept", "Expect the distribution kept?", snap.kept, n),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Witnessed:
+    """The station's verdict on one intervention, applied to the question's preset."""
+
+    intervention: Intervention
+    change: str  # faster / slower / within noise / same
+    speed: str
+    kept: bool
+    tv: float
+    moves: str  # "k 4 → 8", or "" where the intervention changes nothing here
+
+
+def witnessed(preset_id: str, intervention: Intervention, witness: Witness) -> Witnessed:
+    """What a learner's station says when this intervention is recorded at the preset."""
+    base = BY_ID[preset_id].settings
+    after = apply_intervention(base, intervention)
+    cmp = witness.compare(base, after)
+    check = witness.trace(after).check
+    moves = arrows(moved(base, after), base, after)
+    return Witnessed(
+        intervention, cmp.change, speed_words(cmp), check.keeps_target, check.tv_max, moves
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RevealRow:
+    key: str
+    label: str
+    moves: str
+    chosen: Bar
+    chosen_sentence: str
+    station: str  # the station's verdict, speed and distribution
+    faster_sentence: str
+    kept_sentence: str
+
+
+@dataclass(frozen=True, slots=True)
+class RevealView:
+    lede: str
+    rows: tuple[RevealRow, ...]  # one per intervention somebody chose
+    nobody: str  # "" unless nobody answered
+
+
+def reveal_view(snap: Snapshot, witness: Witness) -> RevealView:
+    """Beside the class's predictions, the station's evidence for each intervention chosen."""
+    lede = (
+        "The station's verdict on each intervention the class chose, applied to this preset "
+        "and judged over the same seeded requests every learner's station uses."
+    )
+    if snap.answered == 0:
+        return RevealView(
+            lede, (), "Nobody has answered yet, so there are no predictions to set beside it."
+        )
+    rows = []
+    for c in snap.chosen:
+        if c.n == 0:
+            continue
+        w = witnessed(snap.question, c.intervention, witness)
+        kept = "the distribution was kept" if w.kept else "the distribution was not kept"
+        moves = w.moves or "changes nothing at this preset"
+        rows.append(
+            RevealRow(
+                key=c.intervention.value,
+                label=INTERVENTION_LABELS[c.intervention],
+                moves=moves,
+                chosen=bar(c.intervention.value, learners(c.n), c.n, snap.answered),
+                chosen_sentence=chosen_sentence(c.n, snap.answered),
+                station=f"The station: {w.speed}; {kept}.",
+                faster_sentence=faster_sentence(c.faster, w.change),
+                kept_sentence=kept_sentence(c.kept, w.kept, w.tv),
+            )
+        )
+    return RevealView(lede, tuple(rows), "")
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionView:
+    id: str
+    number: int
+    title: str  # held back (numbered) until the reveal when the name gives the answer away
+    question: str
+    url: str
+    last: bool  # no preset follows this one
+
+
+def question_view(preset_id: str, revealed: bool) -> QuestionView:
+    p: ClassPreset = CLASS_PRESET_BY_ID[preset_id]
+    title = p.title if revealed else p.shown_title
+    return QuestionView(p.id, p.number, title, p.question, p.url, p.number == len(BY_ID))
+
+
+@dataclass(frozen=True, slots=True)
+class LiveClassView:
+    """The dashboard's live part, polled: question, answered count, tally, and the reveal."""
+
+    code: str
+    version: str
+    question: QuestionView
+    revealed: bool
+    tally: TallyView
+    reveal: RevealView | None
+    poll: str  # the fragment's own address, with the version it shows
+
+
+def live_class_view(snap: Snapshot, witness: Witness) -> LiveClassView:
+    return LiveClassView(
+        code=snap.code,
+        version=snap.version,
+        question=question_view(snap.question, snap.revealed),
+        revealed=snap.revealed,
+        tally=tally_view(snap),
+        reveal=reveal_view(snap, witness) if snap.revealed else None,
+        poll=f"/class/{snap.code}/live?seen={snap.version}",
+    )
