@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import os
 from functools import cache
+from pathlib import Path
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# The repo's own `var/` (git-ignored): where a live class's SQLite file goes by default.
+DATA_DIR = Path(__file__).resolve().parent.parent / "var"
 
 
 class AppSettings(BaseSettings):
@@ -37,13 +41,33 @@ class AppSettings(BaseSettings):
         ge=0,
         le=64,
         description=(
-            "Worker processes `make serve` starts; 0: one per core. Each keeps its own caches"
-            " (the station keeps no learner state)."
+            "Worker processes `make serve` starts; 0: one per core. Each keeps its own caches;"
+            " a live class is kept in its database, which every worker shares."
         ),
     )
     frame_ancestors: str = Field(
         "'self'",
         description="CSP frame-ancestors: who may embed the station (e.g. the cockpit's origin).",
+    )
+    data_dir: str = Field(
+        "",
+        description=(
+            "Directory of a live class's SQLite file (`classes.sqlite3`, made on first use)."
+            " Empty: `var/` in the repo."
+        ),
+    )
+    database_url: str = Field(
+        "",
+        description=(
+            "Empty: live classes in SQLite under the data directory. `postgresql://…`: in"
+            " PostgreSQL, shared by every worker and server behind a load balancer."
+        ),
+    )
+    class_retention_hours: int = Field(
+        24,
+        ge=1,
+        le=24 * 30,
+        description="Hours a live class and its predictions are kept before they are deleted.",
     )
 
 
@@ -55,6 +79,11 @@ def worker_count(settings: AppSettings) -> int:
         return max(1, len(os.sched_getaffinity(0)))  # a container's CPU set, not the host's
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def data_dir(settings: AppSettings) -> Path:
+    """The data directory: as configured, or the repo's `var/`."""
+    return Path(settings.data_dir) if settings.data_dir else DATA_DIR
 
 
 @cache

@@ -13,6 +13,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
+from app.classes.service import ClassRoom
 from app.config import AppSettings, get_settings
 from app.rendering.collector import CollectBetweenRequests
 from app.rendering.lanes import Lanes
@@ -21,7 +22,7 @@ from app.rendering.refusals import validation_refused
 from app.rendering.requests import RequestShape
 from app.rendering.security import SecurityHeaders
 from app.rendering.templating import make_templates
-from app.routes import api, pages, roofline, route, steps, study
+from app.routes import api, classes, pages, roofline, route, steps, study
 from app.routes import race as race_routes
 from app.routes.api_models import Health
 from app.services import Witness
@@ -46,6 +47,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     gc.freeze()
     gc.set_threshold(2_000, 10, 100)
     yield
+    app.state.classes.close()  # the live class's database connections, if it opened any
 
 
 def create_app(*, settings: AppSettings | None = None) -> FastAPI:
@@ -72,6 +74,8 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     app.state.pipeline = Pipeline(
         make_templates(), Env(settings, app.state.witness), app.state.lanes
     )
+    # A live class (app/classes): its state is in the database, opened on first use.
+    app.state.classes = ClassRoom.from_settings(settings)
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(route.router)
@@ -79,6 +83,7 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     app.include_router(study.router)
     app.include_router(roofline.router)
     app.include_router(race_routes.router)
+    app.include_router(classes.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/favicon.ico", include_in_schema=False)

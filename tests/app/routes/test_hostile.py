@@ -75,8 +75,19 @@ NO_QUERY = (
     "/favicon.ico",
     "/healthz",
 )
+# A live class (app/routes/classes.py): JSON with a path parameter, mostly POSTs; its own
+# hostile cases (keys, cross-site, sizes, scripts in every field) are tests/app/classes.
+CLASS_JSON = (
+    "/api/classes",
+    "/api/classes/{code}",
+    "/api/classes/{code}/predictions",
+    "/api/classes/{code}/tally",
+    "/api/classes/{code}/question",
+    "/api/classes/{code}/reveal",
+)
 KINDS = {
     **dict.fromkeys(STATE_HTML, "state-html"),
+    **dict.fromkeys(CLASS_JSON, "class-json"),
     **dict.fromkeys(STATE_JSON, "state-json"),
     **dict.fromkeys(SETTINGS_JSON, "settings-json"),
     **dict.fromkeys(OWN_QUERY, "own-query"),
@@ -110,7 +121,7 @@ ROUTES = app_routes()
 
 def test_every_route_is_classified() -> None:
     assert set(ROUTES) - {"/static"} == set(KINDS), "classify the new route in KINDS"
-    assert all("GET" in m for p, m in ROUTES.items() if p != "/static")
+    assert all("GET" in m for p, m in ROUTES.items() if p not in ("/static", *CLASS_JSON))
 
 
 # --- fixtures --------------------------------------------------------------------------------
@@ -516,6 +527,8 @@ EXPECTED_HEADERS = dict(security_headers("'self'"))
         ("HEAD", "/healthz", 200),
         ("GET", "/favicon.ico", 200),
         ("GET", "/roofline/panel", 200),
+        ("GET", "/api/classes/ABCDEF", 404),
+        ("POST", "/api/classes", 403),
     ],
 )
 def test_every_answer_carries_the_security_headers(

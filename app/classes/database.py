@@ -1,0 +1,210 @@
+"""One small connection pool over SQLite or PostgreSQL, and transactions on it.
+
+Both backends run the same SQL (`app.classes.store`, `app.classes.migrations`); a query is
+written with ``?`` placeholders and PostgreSQL's dialect turns each into ``%s``. What differs
+is only how a connection is made and how a writing transaction begins:
+
+- SQLite: a file under the data directory, in WAL mode (readers never wait for the writer,
+  and several worker processes share the file), `busy_timeout` so a writer waits for another
+  instead of failing, `synchronous=NORMAL` (WAL's durable-against-a-crashed-process setting:
+  a power cut may lose the last commits, a restarted server loses nothing). A writing
+  transaction is `BEGIN IMMEDIATE`, taking the write lock before its first read, so two
+  writers never both read and then collide on the upgrade (which SQLite answers with an
+  immediate SQLITE_BUSY that no timeout waits out).
+- PostgreSQL: `psycopg` connections in autocommit with explicit `BEGIN`; read committed.
+  Transactions that must be serialised against each other (a prediction against the reveal
+  of its question) both update the class's row first, which PostgreSQL locks until commit.
+
+The pool hands each thread its own connection for one transaction and takes it back, so the
+store is safe to call from any thread of the app's pool; `size` bounds the connections a
+worker process opens.
+"""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from app.classes.errors import StorageUnavailable
+
+Row = tuple[Any, ...]
+Params = Sequence[Any]
+BUSY_TIMEOUT_S = 5.0
+
+
+class Connection(Protocol):
+    """What the pool needs of a DB-API connection (sqlite3's and psycopg's both fit)."""
+
+    def execute(self, sql: str, params: Params = ..., /) -> Any: ...
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    name: str  # "sqlite" or "postgresql"
+    connect: Callable[[], Connection]
+    begin_write: str
+    placeholder: str  # what `?` becomes
+    # Errors after which a connection is thrown away rather than pooled again.
+    broken: tuple[type[BaseException], ...]
+    unavailable: tuple[type[BaseException], ...]
+    integrity: tuple[type[BaseException], ...]
+
+    def sql(self, text: str) -> str:
+        return text if self.placeholder == "?" else text.replace("?", self.placeholder)
+
+
+def sqlite_dialect(path: Path) -> Dialect:
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def connect() -> Connection:
+        # check_same_thread=False: the pool hands a connection to one thread at a time.
+        conn = sqlite3.connect(
+            path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        return conn
+
+    return Dialect(
+        name="sqlite",
+        connect=connect,
+        begin_write="BEGIN IMMEDIATE",
+        placeholder="?",
+        broken=(),
+        unavailable=(sqlite3.OperationalError,),
+        integrity=(sqlite3.IntegrityError,),
+    )
+
+
+def postgres_dialect(url: str) -> Dialect:
+    import psycopg  # only a deployment on PostgreSQL needs it loaded
+
+    def connect() -> Connection:
+        conn: Connection = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        return conn
+
+    return Dialect(
+        name="postgresql",
+        connect=connect,
+        begin_write="BEGIN",
+        placeholder="%s",
+        broken=(psycopg.OperationalError, psycopg.InterfaceError),
+        unavailable=(psycopg.OperationalError, psycopg.InterfaceError),
+        integrity=(psycopg.errors.UniqueViolation,),
+    )
+
+
+class Transaction:
+    """Statements inside one transaction; each returns its rows (none for a plain write)."""
+
+    def __init__(self, conn: Connection, dialect: Dialect) -> None:
+        self._conn = conn
+        self._dialect = dialect
+
+    def rows(self, sql: str, params: Params = ()) -> list[Row]:
+        cursor = self._conn.execute(self._dialect.sql(sql), tuple(params))
+        return [tuple(r) for r in cursor.fetchall()] if cursor.description else []
+
+    def one(self, sql: str, params: Params = ()) -> Row | None:
+        found = self.rows(sql, params)
+        return found[0] if found else None
+
+
+class Database:
+    def __init__(self, dialect: Dialect, *, size: int = 8) -> None:
+        self.dialect = dialect
+        self._size = size
+        self._idle: queue.LifoQueue[Connection] = queue.LifoQueue()
+        self._every: list[Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @contextmanager
+    def write(self) -> Iterator[Transaction]:
+        with self._transaction(self.dialect.begin_write) as tx:
+            yield tx
+
+    @contextmanager
+    def read(self) -> Iterator[Transaction]:
+        # A deferred BEGIN: one snapshot for every statement of the read (SQLite's WAL and
+        # PostgreSQL's read committed each see committed data only).
+        with self._transaction("BEGIN") as tx:
+            yield tx
+
+    @contextmanager
+    def _transaction(self, begin: str) -> Iterator[Transaction]:
+        conn = self._borrow()
+        keep = True
+        try:
+            conn.execute(begin)
+            try:
+                yield Transaction(conn, self.dialect)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except self.dialect.broken as error:
+            keep = False
+            raise StorageUnavailable() from error
+        except self.dialect.unavailable as error:
+            self._quietly_rollback(conn)
+            raise StorageUnavailable() from error
+        finally:
+            self._give_back(conn, keep)
+
+    def _quietly_rollback(self, conn: Connection) -> None:
+        try:
+            conn.execute("ROLLBACK")
+        except Exception:  # nothing was open, or the connection is gone
+            pass
+
+    def _borrow(self) -> Connection:
+        if self._closed:
+            raise StorageUnavailable()
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._lock:
+            grow = len(self._every) < self._size
+            if grow:
+                try:
+                    conn = self.dialect.connect()
+                except self.dialect.unavailable as error:
+                    raise StorageUnavailable() from error
+                self._every.append(conn)
+                return conn
+        try:
+            return self._idle.get(timeout=BUSY_TIMEOUT_S * 2)
+        except queue.Empty:
+            raise StorageUnavailable() from None
+
+    def _give_back(self, conn: Connection, keep: bool) -> None:
+        if keep and not self._closed:
+            self._idle.put(conn)
+            return
+        with self._lock:
+            if conn in self._every:
+                self._every.remove(conn)
+        try:
+            conn.close()
+        except Exception:  # a broken connection may refuse even to close
+            pass
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            every, self._every = self._every, []
+        for conn in every:
+            try:
+                conn.close()
+            except Exception:  # closing is all that is left to do
+                pass

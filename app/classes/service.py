@@ -1,0 +1,249 @@
+"""A live class (issue 14): the one object the pages and the JSON API ask, `app.state.classes`.
+
+`ClassRoom` is made by `create_app` and opens its database on first use (the first class
+opened or looked up), so an app that never holds a class touches no file and no server. All
+class state lives in the database (SQLite under `settings.data_dir`, or PostgreSQL at
+`settings.database_url`), so any number of worker processes, or servers behind a load
+balancer, share every class; the only thing a process keeps is when it last purged.
+
+Interface (synchronous: call it from `def` routes, which run in the thread pool; every method
+is safe from any thread and any process):
+
+    open(base_url) -> Opened(code, host_key, join_url, expires_at)
+    find(code) -> ClassInfo | None        # None: unknown, expired or not a code
+    is_host(code, host_key) -> bool
+    submit(code, learner, question, intervention, faster, kept) -> ClassInfo
+    tally(code, question=None) -> Tally   # None: the class's current question
+    set_question(code, host_key, preset) -> ClassInfo
+    next_question(code, host_key) -> ClassInfo   # the next preset; stays on the last one
+    reveal(code, host_key) -> ClassInfo
+    close()
+
+Each refusal is an exception from `app.classes.errors`, carrying a message safe to show:
+`UnknownClass` (404), `NotHost` (403), `AlreadyRevealed` and `QuestionMoved` (409),
+`ClassFull` (409), `UnknownQuestion` (422), `RateLimited(retry_after)` (429),
+`StorageUnavailable` (503). A learner id, an intervention or a question that is not valid is
+a `ValueError` naming the field (the API's models refuse them before the service is asked).
+
+`next_question` stops at the last preset (`ClassInfo.has_next` is then False) rather than
+wrapping round: a class that clicks once too often stays where it is instead of being sent
+back to the first question, whose answer it has already seen.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from app.classes.codes import key_hash, key_matches, new_code, new_host_key, normal_code
+from app.classes.database import Database, postgres_dialect, sqlite_dialect
+from app.classes.errors import NotHost, UnknownClass, UnknownQuestion
+from app.classes.limits import Limits
+from app.classes.migrations import migrate
+from app.classes.records import (
+    PREDICTABLE,
+    QUESTIONS,
+    TITLES,
+    ClassInfo,
+    Opened,
+    Tally,
+    tally_of,
+)
+from app.classes.store import ClassStore, Stored
+from app.config import AppSettings, data_dir
+
+LEARNER = re.compile(r"[A-Za-z0-9_-]{16,64}")
+PURGE_EVERY_S = 600  # how often a busy server deletes expired classes, besides on start
+SQLITE_FILE = "classes.sqlite3"
+
+Clock = Callable[[], float]
+
+
+def open_database(settings: AppSettings) -> Database:
+    """The settings' database: PostgreSQL when a URL is set, else SQLite under data_dir."""
+    if settings.database_url:
+        return Database(postgres_dialect(settings.database_url))
+    return Database(sqlite_dialect(data_dir(settings) / SQLITE_FILE))
+
+
+class ClassRoom:
+    def __init__(
+        self,
+        connect: Callable[[], Database],
+        *,
+        retention: timedelta,
+        clock: Clock = time.time,
+        limits: Limits | None = None,
+        purge_every: float = PURGE_EVERY_S,
+    ) -> None:
+        self._connect = connect
+        self.retention = retention
+        self.clock = clock
+        self.limits = limits or Limits()
+        self._store: ClassStore | None = None
+        self._lock = threading.Lock()
+        self.purge_every = purge_every
+        self._purged_at = -float("inf")
+
+    @classmethod
+    def from_settings(cls, settings: AppSettings) -> ClassRoom:
+        return cls(
+            lambda: open_database(settings),
+            retention=timedelta(hours=settings.class_retention_hours),
+        )
+
+    # --- the store, opened on first use ----------------------------------------------------
+
+    def store(self) -> ClassStore:
+        """The open store: on first use the schema is migrated and expired classes purged;
+        afterwards a purge runs at most every `purge_every` seconds, on whichever call."""
+        now = self.clock()
+        with self._lock:
+            if self._store is None:
+                db = self._connect()
+                try:
+                    migrate(db)
+                except BaseException:
+                    db.close()
+                    raise
+                self._store = ClassStore(db)
+            store = self._store
+            purge = now - self._purged_at >= self.purge_every
+            if purge:
+                self._purged_at = now
+        if purge:
+            store.purge(int(now))
+        return store
+
+    def close(self) -> None:
+        with self._lock:
+            store, self._store = self._store, None
+        if store is not None:
+            store.db.close()
+
+    # --- learners --------------------------------------------------------------------------
+
+    def find(self, code: str) -> ClassInfo | None:
+        shaped = normal_code(code)
+        if shaped is None:
+            return None
+        stored = self.store().find(shaped, int(self.clock()))
+        return None if stored is None else _info(shaped, stored)
+
+    def submit(
+        self,
+        code: str,
+        learner: str,
+        question: str,
+        intervention: str,
+        faster: bool | None = None,
+        kept: bool | None = None,
+    ) -> ClassInfo:
+        shaped = _code(code)
+        if not LEARNER.fullmatch(learner):
+            raise ValueError("learner must be 16-64 letters, digits, '-' or '_'")
+        if intervention not in PREDICTABLE:
+            raise ValueError(f"intervention must be one of {', '.join(PREDICTABLE)}")
+        _question(question)
+        now = self.clock()
+        store = self.store()
+        store.submit(shaped, learner, question, intervention, faster, kept, now, self.limits)
+        return self._info(store, shaped, int(now))
+
+    def tally(self, code: str, question: str | None = None) -> Tally:
+        shaped = _code(code)
+        if question is not None:
+            _question(question)
+        found = self.store().tally(shaped, question, int(self.clock()))
+        if found is None:
+            raise UnknownClass(shaped)
+        return tally_of(shaped, *found)
+
+    # --- the instructor --------------------------------------------------------------------
+
+    def open(self, base_url: str) -> Opened:
+        """A new class on the first preset; `base_url` is where learners reach this server."""
+        now = int(self.clock())
+        expires = now + int(self.retention.total_seconds())
+        key = new_host_key()
+        store = self.store()
+        for _ in range(8):  # a taken code is drawn again; eight in a row would be a bug
+            code = new_code()
+            try:
+                store.create(code, key_hash(key), QUESTIONS[0], now, expires, self.limits)
+            except store.db.dialect.integrity:
+                continue
+            return Opened(code, key, f"{base_url.rstrip('/')}/join/{code}", _time(expires))
+        raise RuntimeError("eight class codes in a row were taken")
+
+    def is_host(self, code: str, host_key: str) -> bool:
+        shaped = normal_code(code)
+        if shaped is None or not host_key:
+            return False
+        stored = self.store().host_hash(shaped, int(self.clock()))
+        return stored is not None and key_matches(host_key, stored)
+
+    def set_question(self, code: str, host_key: str, preset: str) -> ClassInfo:
+        shaped = self._host(code, host_key)
+        _question(preset)
+        now = int(self.clock())
+        return _info(shaped, self.store().set_question(shaped, preset, now))
+
+    def next_question(self, code: str, host_key: str) -> ClassInfo:
+        shaped = self._host(code, host_key)
+        info = self._info(self.store(), shaped, int(self.clock()))
+        if not info.has_next:
+            return info
+        return self.set_question(shaped, host_key, QUESTIONS[QUESTIONS.index(info.question) + 1])
+
+    def reveal(self, code: str, host_key: str) -> ClassInfo:
+        shaped = self._host(code, host_key)
+        return _info(shaped, self.store().reveal(shaped, int(self.clock())))
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _host(self, code: str, host_key: str) -> str:
+        """The class's code when `host_key` is its key: UnknownClass (first) or NotHost."""
+        shaped = _code(code)
+        stored = self.store().host_hash(shaped, int(self.clock()))
+        if stored is None:
+            raise UnknownClass(shaped)
+        if not host_key or not key_matches(host_key, stored):
+            raise NotHost()
+        return shaped
+
+    def _info(self, store: ClassStore, code: str, now: int) -> ClassInfo:
+        stored = store.find(code, now)
+        if stored is None:
+            raise UnknownClass(code)
+        return _info(code, stored)
+
+
+def _code(code: str) -> str:
+    shaped = normal_code(code)
+    if shaped is None:
+        raise UnknownClass("")
+    return shaped
+
+
+def _question(question: str) -> None:
+    if question not in TITLES:
+        raise UnknownQuestion()
+
+
+def _time(seconds: int) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+def _info(code: str, stored: Stored) -> ClassInfo:
+    return ClassInfo(
+        code=code,
+        question=stored.question,
+        question_title=TITLES[stored.question],
+        revealed=stored.revealed,
+        expires_at=_time(stored.expires_at),
+        answered=stored.answered,
+    )

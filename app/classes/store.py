@@ -1,0 +1,210 @@
+"""Every query the classes make, the same text for SQLite and PostgreSQL (`?` placeholders).
+
+Times are whole Unix seconds, passed in by the caller (the service's clock), so a test can
+move time without sleeping; a class whose `expires_at` has passed is left out of every read
+at once, before `purge` deletes it. Each method is one transaction.
+
+A prediction and the reveal of its question are serialised on the class's row: a submission
+updates it first (its rate-limit window), and so does the reveal, so a prediction is either
+committed before the reveal (and counted in what is revealed) or sees the reveal and is
+refused; never counted after the class has seen the answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.classes.database import Database, Transaction
+from app.classes.errors import (
+    AlreadyRevealed,
+    ClassFull,
+    QuestionMoved,
+    RateLimited,
+    UnknownClass,
+)
+from app.classes.limits import Limits
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """A class's row as the service reads it, with its current question's state."""
+
+    question: str
+    expires_at: int
+    revealed: bool
+    answered: int
+
+
+Counts = list[tuple[str, bool | None, bool | None, int]]
+
+_INFO = """SELECT c.question, c.expires_at,
+    EXISTS (SELECT 1 FROM revealed r WHERE r.code = c.code AND r.question = c.question),
+    (SELECT COUNT(*) FROM predictions p WHERE p.code = c.code AND p.question = c.question)
+    FROM classes c WHERE c.code = ? AND c.expires_at > ?"""
+
+
+def _said(value: int | None) -> bool | None:
+    return None if value is None else bool(value)
+
+
+def _flag(value: bool | None) -> int | None:
+    return None if value is None else int(value)
+
+
+class ClassStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def create(
+        self, code: str, host_hash: str, question: str, now: int, expires_at: int, limits: Limits
+    ) -> None:
+        """A new class; raises the dialect's integrity error when the code is taken."""
+        with self.db.write() as tx:
+            recent = tx.one(
+                "SELECT COUNT(*) FROM classes WHERE created_at > ?", (now - limits.open_window,)
+            )
+            if recent and int(recent[0]) >= limits.opens:
+                raise RateLimited("classes opened on this server", limits.open_window)
+            tx.rows(
+                "INSERT INTO classes (code, host_hash, question, created_at, expires_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (code, host_hash, question, now, expires_at),
+            )
+
+    def find(self, code: str, now: int) -> Stored | None:
+        with self.db.read() as tx:
+            return self._find(tx, code, now)
+
+    def _find(self, tx: Transaction, code: str, now: int) -> Stored | None:
+        row = tx.one(_INFO, (code, now))
+        if row is None:
+            return None
+        return Stored(str(row[0]), int(row[1]), bool(row[2]), int(row[3]))
+
+    def host_hash(self, code: str, now: int) -> str | None:
+        with self.db.read() as tx:
+            row = tx.one(
+                "SELECT host_hash FROM classes WHERE code = ? AND expires_at > ?", (code, now)
+            )
+        return None if row is None else str(row[0])
+
+    def set_question(self, code: str, question: str, now: int) -> Stored:
+        with self.db.write() as tx:
+            tx.rows(
+                "UPDATE classes SET question = ? WHERE code = ? AND expires_at > ?",
+                (question, code, now),
+            )
+            return self._found(tx, code, now)
+
+    def reveal(self, code: str, now: int) -> Stored:
+        """Reveal the class's current question (again is a no-op)."""
+        with self.db.write() as tx:
+            # Lock the class's row first: see the module's note.
+            row = tx.one(
+                "UPDATE classes SET question = question WHERE code = ? AND expires_at > ?"
+                " RETURNING question",
+                (code, now),
+            )
+            if row is None:
+                raise UnknownClass(code)
+            tx.rows(
+                "INSERT INTO revealed (code, question) VALUES (?, ?)"
+                " ON CONFLICT (code, question) DO NOTHING",
+                (code, row[0]),
+            )
+            return self._found(tx, code, now)
+
+    def _found(self, tx: Transaction, code: str, now: int) -> Stored:
+        stored = self._find(tx, code, now)
+        if stored is None:
+            raise UnknownClass(code)
+        return stored
+
+    def submit(
+        self,
+        code: str,
+        learner: str,
+        question: str,
+        intervention: str,
+        faster: bool | None,
+        kept: bool | None,
+        now: float,
+        limits: Limits,
+    ) -> tuple[int, bool]:
+        """Record (or replace) a learner's prediction: (learners answered, replaced an earlier
+        one). Whatever refuses it rolls the whole transaction back, its counts included."""
+        window, second = limits.window_of(now), int(now)
+        with self.db.write() as tx:
+            row = tx.one(
+                "UPDATE classes SET"
+                " window_count = CASE WHEN window_start = ? THEN window_count + 1 ELSE 1 END,"
+                " window_start = ?"
+                " WHERE code = ? AND expires_at > ? RETURNING question, window_count",
+                (window, window, code, second),
+            )
+            if row is None:
+                raise UnknownClass(code)
+            current, class_count = str(row[0]), int(row[1])
+            if tx.one("SELECT 1 FROM revealed WHERE code = ? AND question = ?", (code, question)):
+                raise AlreadyRevealed(question)
+            if question != current:
+                raise QuestionMoved(question, current)
+            if class_count > limits.per_class:
+                raise RateLimited("submissions to this class", limits.retry_after(now))
+            mine = tx.one(
+                "INSERT INTO learner_windows (code, learner, window_start, n) VALUES (?, ?, ?, 1)"
+                " ON CONFLICT (code, learner) DO UPDATE SET"
+                " n = CASE WHEN learner_windows.window_start = excluded.window_start"
+                " THEN learner_windows.n + 1 ELSE 1 END,"
+                " window_start = excluded.window_start RETURNING n",
+                (code, learner, window),
+            )
+            if mine is not None and int(mine[0]) > limits.learner:
+                raise RateLimited("submissions from this learner", limits.retry_after(now))
+            counts = tx.one(
+                "SELECT COUNT(*), COUNT(CASE WHEN learner = ? THEN 1 END) FROM predictions"
+                " WHERE code = ? AND question = ?",
+                (learner, code, question),
+            )
+            answered, replaced = (int(counts[0]), bool(counts[1])) if counts else (0, False)
+            if not replaced and answered >= limits.learners:
+                raise ClassFull(limits.learners)
+            tx.rows(
+                "INSERT INTO predictions (code, question, learner, intervention, faster, kept)"
+                " VALUES (?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (code, question, learner) DO UPDATE SET"
+                " intervention = excluded.intervention, faster = excluded.faster,"
+                " kept = excluded.kept",
+                (code, question, learner, intervention, _flag(faster), _flag(kept)),
+            )
+        return answered + (0 if replaced else 1), replaced
+
+    def tally(self, code: str, question: str | None, now: int) -> tuple[str, bool, Counts] | None:
+        """(question, revealed, (intervention, faster, kept, count) rows); None: no class."""
+        with self.db.read() as tx:
+            stored = self._find(tx, code, now)
+            if stored is None:
+                return None
+            asked = question or stored.question
+            revealed = tx.one(
+                "SELECT 1 FROM revealed WHERE code = ? AND question = ?", (code, asked)
+            )
+            rows = tx.rows(
+                "SELECT intervention, faster, kept, COUNT(*) FROM predictions"
+                " WHERE code = ? AND question = ? GROUP BY intervention, faster, kept",
+                (code, asked),
+            )
+        return (
+            asked,
+            revealed is not None,
+            [(str(i), _said(f), _said(k), int(n)) for i, f, k, n in rows],
+        )
+
+    def purge(self, now: int) -> int:
+        """Delete every expired class and all it kept; returns how many classes went."""
+        expired = "SELECT code FROM classes WHERE expires_at <= ?"
+        with self.db.write() as tx:
+            for table in ("predictions", "revealed", "learner_windows"):
+                tx.rows(f"DELETE FROM {table} WHERE code IN ({expired})", (now,))
+            gone = tx.rows("DELETE FROM classes WHERE expires_at <= ? RETURNING code", (now,))
+        return len(gone)

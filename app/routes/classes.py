@@ -1,0 +1,261 @@
+"""The live class as JSON (issue 14): open a class, poll it, predict, tally, and the
+instructor's question and reveal. The pages use the same service (`app.state.classes`).
+
+Every route here goes through `ClassRoute`, which, before FastAPI reads a body:
+
+- refuses a state-changing request (POST) from another site with 403 (the rule is
+  `app.classes.origin`'s docstring);
+- refuses a body over `MAX_BODY` bytes with 413, by its Content-Length and, for a body sent
+  without one, by counting what is read, so a large body is never read whole nor parsed;
+- answers each refusal of the service (`app.classes.errors`) with its status and sentence:
+  404 unknown or expired class (naming the code when it is one), 403 not the instructor,
+  409 revealed or moved on, 429 with Retry-After, 503 when the storage is down;
+- strips every 422 of what was sent (its `input`, and any name in its location that is not
+  one of ours), so no field a learner filled in ever comes back; the app's handler
+  (`app.rendering.refusals`) then answers it as the rest of the API does.
+
+The instructor's actions take `Authorization: Bearer <host_key>`. Rate limits are counted
+in the database (`app.classes.limits`), so they are shared by every worker process.
+Answers carry `Cache-Control: no-store`: a poll must never be answered from a cache, and the
+host key must never be kept in one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.types import Message, Receive
+
+from app.classes.codes import normal_code
+from app.classes.errors import (
+    AlreadyRevealed,
+    ClassFull,
+    ClassRefused,
+    NotHost,
+    QuestionMoved,
+    RateLimited,
+    StorageUnavailable,
+    UnknownClass,
+    UnknownQuestion,
+)
+from app.classes.models import (
+    ClassAnswer,
+    Counted,
+    OpenClass,
+    OpenedAnswer,
+    Prediction,
+    PresetId,
+    QuestionChange,
+    Refusal,
+    TallyAnswer,
+)
+from app.classes.origin import cross_site
+from app.classes.service import ClassRoom
+
+MAX_BODY = 2 * 1024  # bytes: a prediction is ~150
+TOO_LARGE = f"Refused: a request body here may be at most {MAX_BODY} bytes."
+STATUS: dict[type[ClassRefused], int] = {
+    UnknownClass: 404,
+    NotHost: 403,
+    AlreadyRevealed: 409,
+    QuestionMoved: 409,
+    ClassFull: 409,
+    UnknownQuestion: 422,
+    RateLimited: 429,
+    StorageUnavailable: 503,
+}
+# Names a 422's location may show: ours. Anything else (an extra field's name) is not echoed.
+OUR_NAMES = frozenset(
+    {"body", "path", "query", "header", "code", "learner", "question", "intervention"}
+    | {"faster", "kept", "preset"}
+)
+
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+
+
+def _refusal(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(
+        {"detail": message}, status, headers={"cache-control": "no-store", **(headers or {})}
+    )
+
+
+def _answer_refused(refused: ClassRefused) -> JSONResponse:
+    status = STATUS.get(type(refused), 409)
+    if status == 422:  # the shape every 422 of the API has
+        body = {
+            "detail": [{"loc": ["body", "question"], "msg": refused.message, "type": "value_error"}]
+        }
+        return JSONResponse(body, 422, headers={"cache-control": "no-store"})
+    headers = {}
+    if isinstance(refused, RateLimited):
+        headers["retry-after"] = str(refused.retry_after)
+    elif isinstance(refused, StorageUnavailable):
+        headers["retry-after"] = "1"
+    return _refusal(status, refused.message, headers)
+
+
+def _stripped(errors: Any) -> list[dict[str, Any]]:
+    out = []
+    for error in errors:
+        loc = [p if isinstance(p, int) or p in OUR_NAMES else "(unexpected)" for p in error["loc"]]
+        out.append({"loc": loc, "msg": error["msg"], "type": error["type"]})
+    return out
+
+
+def _capped(receive: Receive) -> Receive:
+    seen = 0
+
+    async def capped() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY:
+                raise HTTPException(413, TOO_LARGE)  # FastAPI re-raises it from the body read
+        return message
+
+    return capped
+
+
+class ClassRoute(APIRoute):
+    def get_route_handler(self) -> Handler:
+        handler = super().get_route_handler()
+
+        async def guarded(request: Request) -> Response:
+            if request.method == "POST":
+                refused = cross_site(request)
+                if refused:
+                    return _refusal(403, refused)
+                length = request.headers.get("content-length", "0")
+                if not length.isdigit() or int(length) > MAX_BODY:
+                    return _refusal(413, TOO_LARGE)
+                request = Request(request.scope, _capped(request.receive))
+            try:
+                response = await handler(request)
+            except ClassRefused as refused:
+                return _answer_refused(refused)
+            except RequestValidationError as invalid:
+                raise RequestValidationError(_stripped(invalid.errors())) from None
+            response.headers["cache-control"] = "no-store"
+            return response
+
+        return guarded
+
+
+def _refused(description: str, *, retry: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"model": Refusal, "description": description}
+    if retry:
+        out["headers"] = {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds."}}
+    return out
+
+
+Responses = dict[int | str, dict[str, Any]]
+UNKNOWN: Responses = {
+    404: _refused("No open class has this code (never opened, expired, or not a code).")
+}
+CHANGES: Responses = {
+    403: _refused("A request from another site, or an instructor action without the host key."),
+    413: _refused(f"The body is over {MAX_BODY} bytes."),
+}
+STORAGE: Responses = {503: _refused("The class storage is not answering.", retry=True)}
+
+router = APIRouter(prefix="/api/classes", tags=["class"], route_class=ClassRoute, responses=STORAGE)
+bearer = HTTPBearer(auto_error=False, description="The host key `POST /api/classes` returned.")
+Code = Annotated[str, Path(description="The class's join code (six letters and digits).")]
+HostKey = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+
+
+def _classes(request: Request) -> ClassRoom:
+    classes: ClassRoom = request.app.state.classes  # made by create_app
+    return classes
+
+
+def _key(credentials: HTTPAuthorizationCredentials | None) -> str:
+    return credentials.credentials if credentials else ""
+
+
+@router.post(
+    "",
+    status_code=201,
+    summary="Open a class: its join code, join URL and the instructor's key",
+    responses={**CHANGES, 429: _refused("Too many classes opened lately.", retry=True)},
+)
+def open_class(request: Request, body: OpenClass | None = None) -> OpenedAnswer:
+    opened = _classes(request).open(str(request.base_url))
+    return OpenedAnswer(
+        code=opened.code,
+        host_key=opened.host_key,
+        join_url=opened.join_url,
+        expires_at=opened.expires_at,
+    )
+
+
+@router.get("/{code}", summary="A class as a learner's page polls it", responses=UNKNOWN)
+def class_info(request: Request, code: Code) -> ClassAnswer:
+    info = _classes(request).find(code)
+    if info is None:
+        raise UnknownClass(normal_code(code) or "")  # names the code only when it is one
+    return ClassAnswer.of(info)
+
+
+@router.post(
+    "/{code}/predictions",
+    summary="Record a learner's prediction (a new one replaces theirs)",
+    responses={
+        **UNKNOWN,
+        **CHANGES,
+        409: _refused("The question was revealed, or the class has moved on, or is full."),
+        429: _refused("Too many submissions from this learner or to this class.", retry=True),
+    },
+)
+def predict(request: Request, code: Code, prediction: Prediction) -> Counted:
+    info = _classes(request).submit(
+        code,
+        prediction.learner,
+        prediction.question,
+        prediction.intervention,
+        prediction.faster,
+        prediction.kept,
+    )
+    return Counted(
+        counted=True,
+        code=info.code,
+        question=info.question,
+        answered=info.answered,
+        revealed=info.revealed,
+    )
+
+
+@router.get("/{code}/tally", summary="The class's predictions on a question", responses=UNKNOWN)
+def tally(
+    request: Request,
+    code: Code,
+    question: Annotated[
+        PresetId | None, Query(description="A preset id; default: the current.")
+    ] = None,
+) -> TallyAnswer:
+    return TallyAnswer.of(_classes(request).tally(code, question))
+
+
+@router.post(
+    "/{code}/question",
+    summary="Move the class to a preset (instructor)",
+    responses={**UNKNOWN, **CHANGES},
+)
+def set_question(request: Request, code: Code, change: QuestionChange, key: HostKey) -> ClassAnswer:
+    return ClassAnswer.of(_classes(request).set_question(code, _key(key), change.preset))
+
+
+@router.post(
+    "/{code}/reveal",
+    summary="Reveal the current question's answer; predictions on it close (instructor)",
+    responses={**UNKNOWN, **CHANGES},
+)
+def reveal(request: Request, code: Code, key: HostKey) -> ClassAnswer:
+    return ClassAnswer.of(_classes(request).reveal(code, _key(key)))
