@@ -8,11 +8,11 @@ HTMX   := static/vendor/htmx.min.js
 AXE    := node_modules/axe-core/axe.min.js
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: setup setup-test contract serve test test-fast bench bench-peer lint browser clean
+.PHONY: setup setup-test contract serve test test-fast bench bench-peer lint browser postgres clean
 
 setup: $(VENV)/.app-installed $(HTMX) contract
 
-setup-test: setup $(VENV)/.test-installed $(AXE) browser
+setup-test: setup $(VENV)/.test-installed $(AXE) browser postgres
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,19 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else \
 	    echo "chromium is missing at $(CHROMIUM): run 'sudo apt-get install chromium'" >&2; exit 1; \
+	  fi; \
+	fi
+
+# The live class's storage tests run on PostgreSQL as well as SQLite, in a throwaway cluster
+# they start themselves (tests/app/classes/conftest.py): install Debian's postgresql when
+# initdb is missing and we are root; otherwise those tests are skipped, saying why.
+postgres:
+	@if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian postgresql (apt)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	  else \
+	    echo "PostgreSQL is missing: its storage tests will be skipped ('sudo apt-get install postgresql' runs them)" >&2; \
 	  fi; \
 	fi
 
