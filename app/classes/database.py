@@ -15,9 +15,9 @@ is only how a connection is made and how a writing transaction begins:
   Transactions that must be serialised against each other (a prediction against the reveal
   of its question) both update the class's row first, which PostgreSQL locks until commit.
 
-The pool hands each thread its own connection for one transaction and takes it back, so the
-store is safe to call from any thread of the app's pool; `size` bounds the connections a
-worker process opens.
+The pools hand each thread its own connection for one transaction and take it back, so the
+store is safe to call from any thread of the app's pool; they bound the connections a worker
+process opens (SQLite: one writer and four readers; PostgreSQL: eight and four).
 """
 
 from __future__ import annotations
@@ -55,6 +55,10 @@ class Dialect:
     broken: tuple[type[BaseException], ...]
     unavailable: tuple[type[BaseException], ...]
     integrity: tuple[type[BaseException], ...]
+    # Writing connections per process. SQLite: one, so a process's writers queue here in
+    # turn, and only other processes meet SQLite's busy handler (which sleeps in steps of up
+    # to 100 ms). PostgreSQL: several, each locking only the rows it writes.
+    writers: int
 
     def sql(self, text: str) -> str:
         return text if self.placeholder == "?" else text.replace("?", self.placeholder)
@@ -81,6 +85,7 @@ def sqlite_dialect(path: Path) -> Dialect:
         broken=(),
         unavailable=(sqlite3.OperationalError,),
         integrity=(sqlite3.IntegrityError,),
+        writers=1,
     )
 
 
@@ -99,6 +104,7 @@ def postgres_dialect(url: str) -> Dialect:
         broken=(psycopg.OperationalError, psycopg.InterfaceError),
         unavailable=(psycopg.OperationalError, psycopg.InterfaceError),
         integrity=(psycopg.errors.UniqueViolation,),
+        writers=8,
     )
 
 
@@ -118,30 +124,85 @@ class Transaction:
         return found[0] if found else None
 
 
-class Database:
-    def __init__(self, dialect: Dialect, *, size: int = 8) -> None:
+class _Pool:
+    """Up to `size` connections, each lent to one thread for one transaction."""
+
+    def __init__(self, dialect: Dialect, size: int) -> None:
         self.dialect = dialect
-        self._size = size
-        self._idle: queue.LifoQueue[Connection] = queue.LifoQueue()
+        self.size = size
+        self._idle: queue.Queue[Connection] = queue.Queue()  # FIFO: waiters in turn
         self._every: list[Connection] = []
         self._lock = threading.Lock()
-        self._closed = False
+        self.closed = False
+
+    def borrow(self) -> Connection:
+        if self.closed:
+            raise StorageUnavailable()
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._lock:
+            if len(self._every) < self.size:
+                try:
+                    conn = self.dialect.connect()
+                except self.dialect.unavailable as error:
+                    raise StorageUnavailable() from error
+                self._every.append(conn)
+                return conn
+        try:
+            return self._idle.get(timeout=BUSY_TIMEOUT_S * 2)
+        except queue.Empty:
+            raise StorageUnavailable() from None
+
+    def give_back(self, conn: Connection, keep: bool) -> None:
+        if keep and not self.closed:
+            self._idle.put(conn)
+            return
+        with self._lock:
+            if conn in self._every:
+                self._every.remove(conn)
+        _close(conn)
+
+    def close(self) -> None:
+        with self._lock:
+            self.closed = True
+            every, self._every = self._every, []
+        for conn in every:
+            _close(conn)
+
+
+def _close(conn: Connection) -> None:
+    try:
+        conn.close()
+    except Exception:  # a broken connection may refuse even to close; nothing is left to do
+        pass
+
+
+class Database:
+    """Writers and readers borrow from pools of their own, so a poll never queues behind a
+    burst of submissions (with WAL a SQLite reader never waits for the writer either)."""
+
+    def __init__(self, dialect: Dialect, *, readers: int = 4) -> None:
+        self.dialect = dialect
+        self._writers = _Pool(dialect, dialect.writers)
+        self._readers = _Pool(dialect, readers)
 
     @contextmanager
     def write(self) -> Iterator[Transaction]:
-        with self._transaction(self.dialect.begin_write) as tx:
+        with self._transaction(self._writers, self.dialect.begin_write) as tx:
             yield tx
 
     @contextmanager
     def read(self) -> Iterator[Transaction]:
         # A deferred BEGIN: one snapshot for every statement of the read (SQLite's WAL and
         # PostgreSQL's read committed each see committed data only).
-        with self._transaction("BEGIN") as tx:
+        with self._transaction(self._readers, "BEGIN") as tx:
             yield tx
 
     @contextmanager
-    def _transaction(self, begin: str) -> Iterator[Transaction]:
-        conn = self._borrow()
+    def _transaction(self, pool: _Pool, begin: str) -> Iterator[Transaction]:
+        conn = pool.borrow()
         keep = True
         try:
             conn.execute(begin)
@@ -155,56 +216,18 @@ class Database:
             keep = False
             raise StorageUnavailable() from error
         except self.dialect.unavailable as error:
-            self._quietly_rollback(conn)
+            _quietly_rollback(conn)
             raise StorageUnavailable() from error
         finally:
-            self._give_back(conn, keep)
-
-    def _quietly_rollback(self, conn: Connection) -> None:
-        try:
-            conn.execute("ROLLBACK")
-        except Exception:  # nothing was open, or the connection is gone
-            pass
-
-    def _borrow(self) -> Connection:
-        if self._closed:
-            raise StorageUnavailable()
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
-        with self._lock:
-            grow = len(self._every) < self._size
-            if grow:
-                try:
-                    conn = self.dialect.connect()
-                except self.dialect.unavailable as error:
-                    raise StorageUnavailable() from error
-                self._every.append(conn)
-                return conn
-        try:
-            return self._idle.get(timeout=BUSY_TIMEOUT_S * 2)
-        except queue.Empty:
-            raise StorageUnavailable() from None
-
-    def _give_back(self, conn: Connection, keep: bool) -> None:
-        if keep and not self._closed:
-            self._idle.put(conn)
-            return
-        with self._lock:
-            if conn in self._every:
-                self._every.remove(conn)
-        try:
-            conn.close()
-        except Exception:  # a broken connection may refuse even to close
-            pass
+            pool.give_back(conn, keep)
 
     def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            every, self._every = self._every, []
-        for conn in every:
-            try:
-                conn.close()
-            except Exception:  # closing is all that is left to do
-                pass
+        self._writers.close()
+        self._readers.close()
+
+
+def _quietly_rollback(conn: Connection) -> None:
+    try:
+        conn.execute("ROLLBACK")
+    except Exception:  # nothing was open, or the connection is gone
+        pass

@@ -44,12 +44,12 @@ def rows(db: Database, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any
 def columns(db: Database, table: str) -> set[str]:
     cursor_rows = rows(db, f"SELECT * FROM {table} WHERE 1 = 0")
     assert cursor_rows == []
-    conn = db._borrow()
+    conn = db._readers.borrow()
     try:
         cursor = conn.execute(f"SELECT * FROM {table} WHERE 1 = 0")
         return {d[0] for d in cursor.description}
     finally:
-        db._give_back(conn, True)
+        db._readers.give_back(conn, True)
 
 
 # --- migrations ------------------------------------------------------------------------------
