@@ -27,7 +27,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from app.contract import route
+from app.classes.codes import CODE_SHAPE
+from app.contract import live_class, route
 from app.contract.schema import (
     STATION_URL_MAX,
     STATION_URL_PATTERN,
@@ -123,8 +124,39 @@ def contract_js() -> str:
         const("STATION_URL_PATTERN", STATION_URL_PATTERN, "A reopenable checkpoint link."),
         const("STATION_URL_MAX", STATION_URL_MAX, "The longest reopenable link."),
         const("TIMESTAMP_MAX", TIMESTAMP_MAX, "The longest date-time text accepted."),
+        *class_consts(const),
     ]
     return "\n".join(parts)
+
+
+def class_consts(const: Any) -> list[str]:
+    """The live class's constants (app/contract/live_class.py, app/classes/codes.py)."""
+    presets = {
+        p.id: {"number": p.number, "title": p.title, "shown": p.shown_title, "url": p.url}
+        for p in live_class.CLASS_PRESETS
+    }
+    return [
+        const("CLASS_KEY", live_class.CLASS_KEY, "A learner's class membership (localStorage)."),
+        const("CLASS_VERSION", live_class.CLASS_VERSION, "The version of a class membership."),
+        const(
+            "CLASS_POLL_MS",
+            live_class.LEARNER_POLL_MS,
+            "How often a joined, visible station asks its class's state, in ms.",
+        ),
+        const("CLASS_CODE_PATTERN", f"^{CODE_SHAPE.pattern}$", "What a class code looks like."),
+        const("LEARNER_ID_PATTERN", live_class.LEARNER_ID_PATTERN, "A learner's random id."),
+        const(
+            "CLASS_INTERVENTIONS",
+            [i.value for i in live_class.CLASS_INTERVENTIONS],
+            "What a class counts: the five interventions (a skip is not sent).",
+        ),
+        const(
+            "CLASS_PRESETS",
+            presets,
+            "Each preset as a class question: its number, title, the title shown before the "
+            "reveal, and the station's link at it.",
+        ),
+    ]
 
 
 class GenerateError(RuntimeError):

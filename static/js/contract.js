@@ -101,3 +101,121 @@ export const STATION_URL_MAX = 3057;
 
 // The longest date-time text accepted.
 export const TIMESTAMP_MAX = 40;
+
+// A learner's class membership (localStorage).
+export const CLASS_KEY = "tsl.class.speculative-decoding";
+
+// The version of a class membership.
+export const CLASS_VERSION = 1;
+
+// How often a joined, visible station asks its class's state, in ms.
+export const CLASS_POLL_MS = 2000;
+
+// What a class code looks like.
+export const CLASS_CODE_PATTERN = "^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{6}$";
+
+// A learner's random id.
+export const LEARNER_ID_PATTERN = "^[0-9a-f]{32}$";
+
+// What a class counts: the five interventions (a skip is not sent).
+export const CLASS_INTERVENTIONS = ["raise_match", "lengthen_k", "cheapen_draft", "skip_verify", "skip_repair"];
+
+// Each preset as a class question: its number, title, the title shown before the reveal, and the station's link at it.
+export const CLASS_PRESETS = {
+  "well-matched": {
+    "number": 1,
+    "title": "Well-matched draft",
+    "shown": "Well-matched draft",
+    "url": "/station?match=0.9&k=5&draft_cost=0.05&preset=well-matched#step-03"
+  },
+  "mismatched": {
+    "number": 2,
+    "title": "Mismatched draft",
+    "shown": "Mismatched draft",
+    "url": "/station?match=0&draft_cost=0.05&preset=mismatched#step-03"
+  },
+  "draft-too-slow": {
+    "number": 3,
+    "title": "Draft too slow (c near α)",
+    "shown": "Preset 3 (named at the reveal)",
+    "url": "/station?match=0&draft_cost=0.45&preset=draft-too-slow#step-03"
+  },
+  "k-past-optimum": {
+    "number": 4,
+    "title": "k past its optimum",
+    "shown": "Preset 4 (named at the reveal)",
+    "url": "/station?k=16&preset=k-past-optimum#step-03"
+  },
+  "unsafe-shortcut": {
+    "number": 5,
+    "title": "The unsafe shortcut (repair off)",
+    "shown": "Preset 5 (named at the reveal)",
+    "url": "/station?match=0.3&repair=off&preset=unsafe-shortcut#step-03"
+  },
+  "verify-off": {
+    "number": 6,
+    "title": "Verify off",
+    "shown": "Preset 6 (named at the reveal)",
+    "url": "/station?match=0.3&verify=off&preset=verify-off#step-03"
+  },
+  "greedy": {
+    "number": 7,
+    "title": "Greedy decoding",
+    "shown": "Greedy decoding",
+    "url": "/station?match=0.2&greedy=on&preset=greedy#step-03"
+  },
+  "p-equals-q": {
+    "number": 8,
+    "title": "p = q",
+    "shown": "Preset 8 (named at the reveal)",
+    "url": "/station?match=1&k=8&draft_cost=0.05&preset=p-equals-q#step-03"
+  },
+  "tree-of-two": {
+    "number": 9,
+    "title": "A tree of two",
+    "shown": "A tree of two",
+    "url": "/station?tree_width=2&preset=tree-of-two#step-03"
+  },
+  "eagle-top-k": {
+    "number": 10,
+    "title": "EAGLE-style top-k tree",
+    "shown": "EAGLE-style top-k tree",
+    "url": "/station?tree_width=2&drafting=top&preset=eagle-top-k#step-03"
+  },
+  "medusa-typical": {
+    "number": 11,
+    "title": "Medusa's shortcut (typical acceptance)",
+    "shown": "Preset 11 (named at the reveal)",
+    "url": "/station?tree_width=2&drafting=top&acceptance=typical&preset=medusa-typical#step-03"
+  },
+  "prompt-lookup": {
+    "number": 12,
+    "title": "Prompt lookup on a repetitive request",
+    "shown": "Prompt lookup on a repetitive request",
+    "url": "/station?k=8&greedy=on&prompt=at+the+first+rejection%2C+the+server+must+pick+a+new+token+to+replace+the+rejected+one.+at+the&draft_source=lookup&preset=prompt-lookup#step-03"
+  },
+  "batch-kills-win": {
+    "number": 13,
+    "title": "The batch that kills the win",
+    "shown": "Preset 13 (named at the reveal)",
+    "url": "/station?match=0.9&machine=h100&batch=256&preset=batch-kills-win#step-03"
+  },
+  "long-context": {
+    "number": 14,
+    "title": "Long context helps speculation",
+    "shown": "Preset 14 (named at the reveal)",
+    "url": "/station?match=0.9&machine=h100&batch=128&context=2048&preset=long-context#step-03"
+  },
+  "adaptive-k": {
+    "number": 15,
+    "title": "Adaptive k on a mixed request",
+    "shown": "Adaptive k on a mixed request",
+    "url": "/station?tokens=96&preset=adaptive-k#step-03"
+  },
+  "adversary-recovery": {
+    "number": 16,
+    "title": "A draft that never agrees, and recovery",
+    "shown": "Preset 16 (named at the reveal)",
+    "url": "/station?match=0&tokens=96&draft_source=adversary&preset=adversary-recovery#step-03"
+  }
+};

@@ -85,9 +85,22 @@ CLASS_JSON = (
     "/api/classes/{code}/question",
     "/api/classes/{code}/reveal",
 )
+# A live class's pages (app/routes/class_pages.py): HTML with a path parameter; their own
+# cases (the host key, cross-site forms, unknown codes) are tests/app/routes/test_class_pages.py.
+CLASS_FORMS = ("/class/{code}/reveal", "/class/{code}/next", "/class/{code}/question")  # POST only
+CLASS_HTML = (
+    "/class",
+    "/class/{code}",
+    "/class/{code}/host",
+    "/class/{code}/live",
+    "/join",
+    "/join/{code}",
+    *CLASS_FORMS,
+)
 KINDS = {
     **dict.fromkeys(STATE_HTML, "state-html"),
     **dict.fromkeys(CLASS_JSON, "class-json"),
+    **dict.fromkeys(CLASS_HTML, "class-html"),
     **dict.fromkeys(STATE_JSON, "state-json"),
     **dict.fromkeys(SETTINGS_JSON, "settings-json"),
     **dict.fromkeys(OWN_QUERY, "own-query"),
@@ -109,8 +122,8 @@ def app_routes() -> dict[str, set[str]]:
     """Every path the app answers, with its methods (`/static` as a mount)."""
     out: dict[str, set[str]] = {}
     for r in _walk(create_app(settings=AppSettings()).routes):
-        if isinstance(r, Route):
-            out[r.path] = set(r.methods or ())
+        if isinstance(r, Route):  # a path may have a GET and a POST route (/class)
+            out.setdefault(r.path, set()).update(r.methods or ())
         elif isinstance(r, Mount):
             out[r.path] = {"MOUNT"}
     return out
@@ -121,7 +134,8 @@ ROUTES = app_routes()
 
 def test_every_route_is_classified() -> None:
     assert set(ROUTES) - {"/static"} == set(KINDS), "classify the new route in KINDS"
-    assert all("GET" in m for p, m in ROUTES.items() if p not in ("/static", *CLASS_JSON))
+    posts = ("/static", *CLASS_JSON, *CLASS_FORMS)
+    assert all("GET" in m for p, m in ROUTES.items() if p not in posts)
 
 
 # --- fixtures --------------------------------------------------------------------------------

@@ -1,0 +1,452 @@
+"""The live class's pages: open a class, the projector's dashboard, and joining it.
+
+Every page works without JavaScript: opening a class, Reveal, Next question and choosing a
+question are POST forms; joining is a GET form; a refresh of the dashboard shows the current
+tally. With JavaScript the dashboard's tally polls its own fragment (htmx, `every 1s`):
+several uvicorn workers share one class through the database, so any worker can answer a
+poll from what the database holds, with nothing to keep open per projector or to fan out
+between workers (which server-sent events would need). A poll whose answer would not change
+what is on screen is answered 204 and swaps nothing.
+
+The instructor's key reaches the browser once and is kept in an HttpOnly, SameSite=Strict
+cookie scoped to the class's own path (`/class/<code>`): opening a class here sets it on the
+redirect to the dashboard, so the key never appears in an address at all; a key from the JSON
+API (`POST /api/classes`) is handed over once at `/class/<code>/host?key=…`, which moves it
+into the cookie and redirects to the clean address. The projector never shows it. Instructor
+actions also refuse a cross-site request (`cross_site`), and the class service checks the key.
+
+Rendering goes through the app's one pipeline (app/rendering/pipeline.py), keyed by what the
+page shows (the class's counts, its question, whether it is revealed): a poll that finds the
+same tally is answered from the render cache, and the reveal, which serves the question's
+seeded requests once per intervention, runs in the heavy lane, never on the event loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import parse_qs
+
+import segno
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from markupsafe import Markup, escape
+from starlette.concurrency import run_in_threadpool
+
+from app.classes.codes import normal_code
+from app.classes.errors import (
+    AlreadyRevealed,
+    ClassRefused,
+    NotHost,
+    RateLimited,
+    UnknownClass,
+    UnknownQuestion,
+)
+from app.classes.origin import cross_site
+from app.contract.live_class import (
+    CLASS_PRESET_BY_ID,
+    CLASS_PRESETS,
+    DASHBOARD_POLL_SECONDS,
+    HOST_COOKIE,
+)
+from app.rendering.pipeline import Context, Env, Page, Pipeline
+from app.views.live_class import (
+    Said,
+    Snapshot,
+    live_class_view,
+    snapshot,
+)
+
+router = APIRouter(include_in_schema=False)
+NO_STORE = ("Cache-Control", "no-store")
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+FORM_MAX = 1024  # bytes: the question form sends one preset id
+
+
+# --------------------------------------------------------------------------- the service
+
+
+def _classes(request: Request) -> Any:
+    # The class service (app/classes/service.py `ClassRoom`), made by create_app.
+    return request.app.state.classes
+
+
+def _snapshot(request: Request, code: str) -> Snapshot:
+    """The class's current question and its tally, as counts of validated values only."""
+    tally = _classes(request).tally(code)
+    by = {
+        i: (Said(*_split(e.faster)), Said(*_split(e.kept)))
+        for i, e in tally.by_intervention.items()
+    }
+    return snapshot(tally.code, tally.question, tally.revealed, by)
+
+
+def _split(s: Any) -> tuple[int, int, int]:
+    return int(s.yes), int(s.no), int(s.unsaid)
+
+
+def join_url(request: Request, code: str) -> str:
+    """The address a learner's phone opens: this server as the instructor reached it."""
+    return f"{str(request.base_url).rstrip('/')}/join/{code}"
+
+
+def host_key(request: Request, code: str) -> str | None:
+    """The instructor's key from this class's cookie, if it is the right one."""
+    key = request.cookies.get(HOST_COOKIE)
+    if not key or len(key) > 256:
+        return None
+    return key if _classes(request).is_host(code, key) else None
+
+
+def _cookie(response: Response, request: Request, code: str, key: str, expires: datetime) -> None:
+    response.set_cookie(
+        HOST_COOKIE,
+        key,
+        expires=expires,
+        path=f"/class/{code}",
+        httponly=True,
+        samesite="strict",
+        # Secure where the station is served over TLS; a class on a LAN is often plain HTTP.
+        secure=request.url.scheme == "https",
+    )
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    title: str
+    message: str  # the service's own sentence: it names only what the server validated
+    status: int
+    retry_after: int = 0
+
+
+def _refused(env: Env, r: Refusal, _: object) -> Context:
+    headers = [NO_STORE]
+    if r.retry_after:
+        headers.append(("Retry-After", str(r.retry_after)))
+    return Context({"refusal": r}, r.status, tuple(headers))
+
+
+REFUSED = Page("class/refused.html", _refused)
+
+
+def refuse(request: Request, error: ClassRefused) -> Response:
+    status, title = 409, "Not now"
+    retry = 0
+    if isinstance(error, UnknownClass):
+        status, title = 404, "No such class"
+    elif isinstance(error, NotHost):
+        status, title = 403, "Only the instructor"
+    elif isinstance(error, RateLimited):
+        status, title, retry = 429, "Too many at once", error.retry_after
+    elif isinstance(error, UnknownQuestion):
+        status, title = 422, "No such question"
+    return _pipeline(request).respond(REFUSED, Refusal(title, error.message, status, retry))
+
+
+def _forbidden(request: Request, message: str) -> Response:
+    return _pipeline(request).respond(REFUSED, Refusal("Only the instructor", message, 403))
+
+
+NO_KEY = (
+    "Only the instructor's browser can do that: it holds the class's key (in a cookie set "
+    "when the class was opened). Open the class from that browser."
+)
+
+
+def _pipeline(request: Request) -> Pipeline:
+    pipeline: Pipeline = request.app.state.pipeline
+    return pipeline
+
+
+def _code_or_404(request: Request, text: str) -> str | Response:
+    code = normal_code(text)
+    return code if code is not None else refuse(request, UnknownClass(""))
+
+
+# --------------------------------------------------------------------------- open
+
+
+def _open(env: Env, _: object, __: object) -> Context:
+    return Context({}, 200, (NO_STORE,))
+
+
+OPEN = Page("class/open.html", _open)
+
+
+@router.get("/class")
+def open_page(request: Request) -> Response:
+    """The instructor's start: one button opens a class."""
+    return _pipeline(request).respond(OPEN)
+
+
+@router.post("/class")
+def open_class(request: Request) -> Response:
+    """Open a class, keep its key in this browser's cookie, and go to the dashboard."""
+    refused = cross_site(request)  # the JSON API's rule too (app/classes/origin.py)
+    if refused:
+        return _forbidden(request, refused)
+    try:
+        opened = _classes(request).open(str(request.base_url).rstrip("/"))
+    except ClassRefused as error:
+        return refuse(request, error)
+    response = RedirectResponse(f"/class/{opened.code}", status_code=303)
+    _cookie(response, request, opened.code, opened.host_key, opened.expires_at)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.get("/class/{code}/host")
+def take_key(request: Request, code: str, key: str = "") -> Response:
+    """Move a host key from the address into the cookie, then drop it from the address."""
+    found = _code_or_404(request, code)
+    if isinstance(found, Response):
+        return found
+    classes = _classes(request)
+    info = classes.find(found)
+    if info is None:
+        return refuse(request, UnknownClass(found))
+    if len(key) > 256 or not key or not classes.is_host(found, key):
+        return _forbidden(request, "That is not this class's instructor key.")
+    response = RedirectResponse(f"/class/{found}", status_code=303)
+    _cookie(response, request, found, key, info.expires_at)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+# --------------------------------------------------------------------------- dashboard
+
+
+@dataclass(frozen=True, slots=True)
+class Dashboard:
+    """What the dashboard shows: the render's key (the same tally renders once)."""
+
+    snap: Snapshot
+    join_url: str
+    host: bool
+    has_next: bool
+    expires: str
+    loopback: bool  # the instructor reached us at 127.0.0.1: a phone cannot
+
+
+def qr_svg(url: str) -> Markup:
+    """The join URL as an inline SVG QR code (segno): black on white, so a phone reads it in
+    either colour scheme; named for assistive technology, with the URL beside it as text."""
+    svg = segno.make(url, error="m").svg_inline(
+        scale=1, border=2, dark="#000", light="#fff", omitsize=True, svgclass="qr", lineclass=None
+    )
+    label = escape(f"QR code for {url}")
+    return Markup(svg.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1))
+
+
+def _expires(at: datetime) -> str:
+    return f"{at:%H:%M} UTC on {at.day} {at:%B}"
+
+
+def _dashboard(env: Env, d: Dashboard, _: object) -> Context:
+    live = live_class_view(d.snap, env.witness)
+    nxt = _next_preset(d.snap.question)
+    variables = {
+        "d": d,
+        "live": live,
+        "qr": qr_svg(d.join_url),
+        "next_title": nxt.shown_title if nxt else "",
+        "presets": CLASS_PRESETS,
+        "poll_seconds": DASHBOARD_POLL_SECONDS,
+    }
+    return Context(variables, 200, (NO_STORE,))
+
+
+def _next_preset(question: str) -> Any:
+    number = CLASS_PRESET_BY_ID[question].number
+    return CLASS_PRESETS[number] if number < len(CLASS_PRESETS) else None
+
+
+def _live(env: Env, snap: Snapshot, _: object) -> Context:
+    variables = {"live": live_class_view(snap, env.witness), "poll_seconds": DASHBOARD_POLL_SECONDS}
+    return Context(variables, 200, (NO_STORE,))
+
+
+def _revealed(key: Any) -> bool:
+    # The reveal serves the preset's seeded requests for each intervention chosen: seconds
+    # the first time, so it waits in the heavy lane; a tally alone is interactive.
+    snap = key.snap if isinstance(key, Dashboard) else key
+    return bool(snap.revealed)
+
+
+DASHBOARD = Page("class/dashboard.html", _dashboard, heavy=_revealed)
+LIVE = Page("class/_live.html", _live, heavy=_revealed)
+
+
+@router.get("/class/{code}")
+def dashboard(request: Request, code: str) -> Response:
+    """The projector's dashboard: code, QR, question, tally; the reveal once revealed."""
+    found = _code_or_404(request, code)
+    if isinstance(found, Response):
+        return found
+    classes = _classes(request)
+    try:
+        info = classes.find(found)
+        if info is None:
+            raise UnknownClass(found)
+        snap = _snapshot(request, found)
+    except ClassRefused as error:
+        return refuse(request, error)
+    key = Dashboard(
+        snap,
+        join_url(request, found),
+        host_key(request, found) is not None,
+        bool(info.has_next),
+        _expires(info.expires_at),
+        request.url.hostname in LOOPBACK,
+    )
+    return _pipeline(request).respond(DASHBOARD, key)
+
+
+@router.get("/class/{code}/live")
+def live_fragment(request: Request, code: str, seen: str = "") -> Response:
+    """The dashboard's live part (htmx polls it); 204 when it would not change."""
+    found = _code_or_404(request, code)
+    if isinstance(found, Response):
+        return found
+    try:
+        snap = _snapshot(request, found)
+    except UnknownClass:
+        # The class expired under the projector: say so, in place, and stop polling (the
+        # answer has no hx-trigger). 200, so htmx swaps it in rather than logging an error.
+        return _pipeline(request).respond(ENDED, found)
+    except ClassRefused as error:
+        return refuse(request, error)
+    if seen and seen == snap.version:
+        return Response(status_code=204, headers={"Cache-Control": "no-store"})
+    return _pipeline(request).respond(LIVE, snap)
+
+
+def _ended(env: Env, code: str, _: object) -> Context:
+    return Context({"code": code}, 200, (NO_STORE,))
+
+
+ENDED = Page("class/_ended.html", _ended)
+
+
+# --------------------------------------------------------------------------- instructor
+
+
+def _act(request: Request, code: str, action: str, preset: str = "") -> Response:
+    """Reveal, Next question, or a chosen question: the cookie's key, same site only."""
+    found = _code_or_404(request, code)
+    if isinstance(found, Response):
+        return found
+    refused = cross_site(request)  # the JSON API's rule too (app/classes/origin.py)
+    if refused:
+        return _forbidden(request, refused)
+    classes = _classes(request)
+    key = request.cookies.get(HOST_COOKIE, "")
+    try:
+        if classes.find(found) is None:
+            raise UnknownClass(found)
+        if not key or len(key) > 256:
+            return _forbidden(request, NO_KEY)
+        if action == "reveal":
+            classes.reveal(found, key)
+        elif action == "next":
+            classes.next_question(found, key)
+        else:
+            classes.set_question(found, key, preset)
+    except AlreadyRevealed:
+        pass  # revealed already (another tab): the dashboard shows it
+    except NotHost:
+        return _forbidden(request, NO_KEY)
+    except ClassRefused as error:
+        return refuse(request, error)
+    return RedirectResponse(f"/class/{found}", status_code=303)
+
+
+@router.post("/class/{code}/reveal")
+def reveal(request: Request, code: str) -> Response:
+    return _act(request, code, "reveal")
+
+
+@router.post("/class/{code}/next")
+def next_question(request: Request, code: str) -> Response:
+    return _act(request, code, "next")
+
+
+@router.post("/class/{code}/question")
+async def choose_question(request: Request, code: str) -> Response:
+    """A preset chosen from the dashboard's list (a urlencoded form of one short field; the
+    station has no multipart parser, and needs none)."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > FORM_MAX:
+            return _forbidden(request, "That form is larger than the dashboard ever sends.")
+    fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
+    preset = (fields.get("preset") or [""])[-1]
+    return await run_in_threadpool(_act, request, code, "question", preset)
+
+
+# --------------------------------------------------------------------------- joining
+
+
+@dataclass(frozen=True, slots=True)
+class JoinForm:
+    problem: str  # "" or why the code was not taken
+
+
+def _join(env: Env, form: JoinForm, _: object) -> Context:
+    return Context({"form": form}, 422 if form.problem else 200)
+
+
+JOIN = Page("class/join.html", _join)
+
+
+@router.get("/join")
+def join_page(request: Request, code: str | None = None) -> Response:
+    """The learner's start: a code field (GET, so it works without JavaScript)."""
+    if code is None:
+        return _pipeline(request).respond(JOIN, JoinForm(""))
+    found = normal_code(code[:64])
+    if found is None:
+        problem = (
+            "That is not a class code: a code is six letters and digits, such as K7MPQ2 "
+            "(any case; there is no 0, O, 1, I or L)."
+        )
+        return _pipeline(request).respond(JOIN, JoinForm(problem))
+    return RedirectResponse(f"/join/{found}", status_code=303)
+
+
+@dataclass(frozen=True, slots=True)
+class Joining:
+    code: str
+    question: str
+    revealed: bool
+
+
+def _joining(env: Env, j: Joining, _: object) -> Context:
+    p = CLASS_PRESET_BY_ID[j.question]
+    title = p.title if j.revealed else p.shown_title
+    return Context({"j": j, "preset": p, "title": title}, 200, (NO_STORE,))
+
+
+JOINING = Page("class/joining.html", _joining)
+
+
+@router.get("/join/{code}")
+def join_code(request: Request, code: str) -> Response:
+    """The QR's target: joins this browser to the class (class.js) and opens the question."""
+    found = _code_or_404(request, code)
+    if isinstance(found, Response):
+        return found
+    try:
+        info = _classes(request).find(found)
+    except ClassRefused as error:
+        return refuse(request, error)
+    if info is None:
+        return refuse(request, UnknownClass(found))
+    return _pipeline(request).respond(
+        JOINING, Joining(info.code, info.question, bool(info.revealed))
+    )

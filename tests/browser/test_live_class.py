@@ -1,0 +1,242 @@
+"""A live class in real browsers (issue 14): one instructor and three learners.
+
+The instructor opens a class; learners join by code (the /join form) and by the QR's URL;
+each records a prediction on the station; the projector's tally follows within 2 s by
+polling, without a reload; the reveal sets the evidence beside the predictions; Next question
+moves the learners who follow, and not the one who unticked it. Plus: axe on the class
+pages, the dashboard on one 1024 x 768 screen, the dashboard without JavaScript, and a
+damaged membership that never breaks the station.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from playwright.sync_api import BrowserContext, Page, expect
+
+from app.contract.live_class import CLASS_KEY, CLASS_PRESETS
+from tests.browser.helpers import BrowserMonitor, axe, screenshot, seed_storage, storage_of
+
+PROJECTOR = {"width": 1024, "height": 768}
+FIRST, SECOND = CLASS_PRESETS[0], CLASS_PRESETS[1]
+# The tally must follow within 2 s of a learner's prediction reaching the class.
+WITHIN = 2_000
+
+NewContext = Callable[..., BrowserContext]
+
+
+def open_class(new_context: NewContext) -> tuple[Page, str]:
+    instructor = new_context().new_page()
+    instructor.set_viewport_size(PROJECTOR)
+    instructor.goto("/class")
+    axe(instructor, "/class")
+    instructor.get_by_test_id("open-class").click()
+    expect(instructor).to_have_url(re.compile(r"/class/[A-Z2-9]{6}$"))
+    code = instructor.get_by_test_id("class-code").inner_text()
+    assert instructor.url.endswith(f"/class/{code}")  # the key is not in the address
+    return instructor, code
+
+
+def predict(page: Page, intervention: str, faster: str, kept: str) -> None:
+    page.locator(f"#pred-{intervention}").check()
+    page.locator(f"#ef-{faster}").check()
+    page.locator(f"#ek-{kept}").check()
+    page.get_by_test_id("record-prediction").click()
+    expect(page.get_by_test_id("class-banner-status")).to_have_text(
+        "Your prediction is in the class tally. You can change it until the reveal."
+    )
+
+
+def fits(page: Page) -> None:
+    height, width = page.evaluate(
+        "() => [document.scrollingElement.scrollHeight, document.scrollingElement.scrollWidth]"
+    )
+    assert height <= PROJECTOR["height"] and width <= PROJECTOR["width"], (height, width)
+
+
+def answered(page: Page) -> Callable[[str], None]:
+    def check(text: str) -> None:
+        expect(page.get_by_test_id("class-answered")).to_have_text(text, timeout=WITHIN)
+
+    return check
+
+
+def test_a_class_predicts_sees_its_tally_reveals_and_moves_on(new_context: NewContext) -> None:
+    instructor, code = open_class(new_context)
+    expect(instructor.get_by_test_id("class-answered")).to_have_text("Nobody has answered yet.")
+    expect(instructor.get_by_test_id("join-url")).to_have_text(re.compile(rf"/join/{code}$"))
+    expect(instructor.get_by_test_id("join-qr").locator("svg[role=img]")).to_be_visible()
+    axe(instructor, "the dashboard")
+    fits(instructor)
+    # The tally must change by polling, not by reloading the page.
+    instructor.evaluate("() => { window.stillHere = true; }")
+    tally = answered(instructor)
+
+    # Learner A joins by typing the code (in lower case) into /join.
+    a = new_context().new_page()
+    a.goto("/join")
+    axe(a, "/join")
+    a.get_by_test_id("join-code").fill(code.lower())
+    a.get_by_test_id("join-submit").click()
+    expect(a).to_have_url(re.compile(rf"preset={FIRST.id}"))
+    expect(a.get_by_test_id("class-banner-code")).to_have_text(f"In class {code}")
+    expect(a.get_by_test_id("class-banner-question")).to_have_text(FIRST.shown_title)
+    expect(a.get_by_test_id("class-follow")).to_be_checked()
+    membership = json.loads(storage_of(a)[CLASS_KEY])
+    assert membership["code"] == code and membership["follow"] is True
+    assert re.fullmatch(r"[0-9a-f]{32}", membership["learner"])
+
+    # Learners B and C open the QR's URL.
+    b = new_context().new_page()
+    b.goto(f"/join/{code}")
+    expect(b).to_have_url(re.compile(rf"preset={FIRST.id}"))
+    c = new_context().new_page()
+    c.goto(f"/join/{code}")
+    expect(c.get_by_test_id("class-banner-code")).to_have_text(f"In class {code}")
+    assert json.loads(storage_of(c)[CLASS_KEY])["learner"] != membership["learner"]
+
+    predict(a, "lengthen_k", "yes", "yes")
+    tally("1 learner has answered.")
+    predict(b, "lengthen_k", "no", "yes")
+    tally("2 learners have answered.")
+    predict(c, "skip_repair", "yes", "no")
+    tally("3 learners have answered.")
+    expect(instructor.get_by_test_id("bar-lengthen_k")).to_have_attribute("data-count", "2")
+    expect(instructor.get_by_test_id("bar-lengthen_k")).to_contain_text("2 of 3 (67%)")
+    expect(instructor.get_by_test_id("bar-skip_repair")).to_contain_text("1 of 3 (33%)")
+    expect(instructor.get_by_test_id("bar-kept-yes")).to_contain_text("2 of 3")
+    assert instructor.evaluate("() => window.stillHere === true")
+    axe(instructor, "the dashboard with a tally")
+    fits(instructor)
+
+    # B changes their mind: counted once, still three answers.
+    b.goto(f"{FIRST.url}")
+    predict(b, "raise_match", "yes", "yes")
+    expect(instructor.get_by_test_id("bar-raise_match")).to_have_attribute(
+        "data-count", "1", timeout=WITHIN
+    )
+    tally("3 learners have answered.")
+    expect(instructor.get_by_test_id("bar-lengthen_k")).to_have_attribute("data-count", "1")
+
+    instructor.get_by_test_id("reveal").click()
+    reveal = instructor.get_by_test_id("class-reveal")
+    expect(reveal).to_be_visible(timeout=30_000)
+    for key in ("lengthen_k", "raise_match", "skip_repair"):
+        expect(instructor.get_by_test_id(f"reveal-{key}")).to_be_visible()
+        expect(instructor.get_by_test_id(f"reveal-station-{key}")).to_contain_text(
+            re.compile(r"^The station: (faster|slower|within noise|no change)")
+        )
+    expect(instructor.get_by_test_id("reveal-kept-skip_repair")).to_have_text(
+        re.compile(r"^The one learner who chose it expected the distribution not kept; it was")
+    )
+    expect(instructor.get_by_test_id("reveal-cheapen_draft")).to_have_count(0)
+    axe(instructor, "the dashboard revealed")
+    fits(instructor)
+    screenshot(instructor, "live-class-revealed.png")
+    expect(a.get_by_test_id("class-banner-status")).to_have_text(
+        "The answers are in: the instructor has revealed the evidence.", timeout=6_000
+    )
+
+    # C stops following; Next question moves A and B to the next preset, and not C.
+    c.get_by_test_id("class-follow").uncheck()
+    assert json.loads(storage_of(c)[CLASS_KEY])["follow"] is False
+    c_url = c.url
+    instructor.get_by_test_id("next-question").click()
+    expect(instructor.get_by_test_id("class-question-title")).to_have_text(SECOND.shown_title)
+    expect(instructor.get_by_test_id("class-answered")).to_have_text("Nobody has answered yet.")
+    for learner in (a, b):
+        expect(learner).to_have_url(re.compile(rf"preset={SECOND.id}"), timeout=6_000)
+        expect(learner.get_by_test_id("class-banner-question")).to_have_text(SECOND.shown_title)
+    expect(c.get_by_test_id("class-banner-status")).to_have_text(
+        "This page is not the class's question: open it to predict for the class.",
+        timeout=6_000,
+    )
+    assert c.url == c_url
+    expect(c.get_by_test_id("class-open-question")).to_have_attribute("href", SECOND.url)
+
+    # A leaves: the membership is gone and the station goes on alone.
+    a.get_by_test_id("class-leave").click()
+    expect(a.get_by_test_id("class-left")).to_have_text(
+        f"You left class {code}. The station works on its own."
+    )
+    assert CLASS_KEY not in storage_of(a)
+    a.reload()
+    expect(a.get_by_test_id("class-banner")).to_be_hidden()
+    expect(a.get_by_test_id("record-prediction")).to_be_visible()
+
+
+def test_the_dashboard_fits_a_projector_with_five_interventions_revealed(
+    new_context: NewContext,
+) -> None:
+    instructor, code = open_class(new_context)
+    choices = ["raise_match", "lengthen_k", "cheapen_draft", "skip_verify", "skip_repair"]
+    for n in range(10):
+        r = instructor.request.post(
+            f"/api/classes/{code}/predictions",
+            data={
+                "learner": f"{n + 1:032x}",
+                "question": FIRST.id,
+                "intervention": choices[n % 5],
+                "faster": n % 3 == 0,
+                "kept": n % 2 == 0,
+            },
+        )
+        assert r.ok, r.text()
+    expect(instructor.get_by_test_id("class-answered")).to_have_text(
+        "10 learners have answered.", timeout=WITHIN
+    )
+    fits(instructor)
+    instructor.get_by_test_id("reveal").click()
+    expect(instructor.get_by_test_id("class-reveal").locator("li")).to_have_count(5, timeout=30_000)
+    fits(instructor)
+    axe(instructor, "the dashboard, five interventions revealed")
+
+
+def test_without_javascript_a_refresh_shows_the_current_tally(new_context: NewContext) -> None:
+    instructor, code = open_class(new_context)
+    viewer = new_context(java_script_enabled=False).new_page()
+    viewer.goto(f"/class/{code}")
+    expect(viewer.get_by_test_id("class-answered")).to_have_text("Nobody has answered yet.")
+    r = instructor.request.post(
+        f"/api/classes/{code}/predictions",
+        data={"learner": "f" * 32, "question": FIRST.id, "intervention": "cheapen_draft"},
+    )
+    assert r.ok, r.text()
+    viewer.reload()
+    expect(viewer.get_by_test_id("class-answered")).to_have_text("1 learner has answered.")
+    expect(viewer.get_by_test_id("bar-cheapen_draft")).to_contain_text("1 of 1 (100%)")
+    expect(viewer.get_by_test_id("bar-faster-unsaid")).to_contain_text("1 of 1")
+    # Without the instructor's cookie there is nothing to press; the instructor's own page
+    # reveals with a plain form, no script needed.
+    expect(viewer.get_by_test_id("reveal")).to_have_count(0)
+    host = instructor.context
+    plain = new_context(java_script_enabled=False)
+    plain.add_cookies(host.cookies())
+    page = plain.new_page()
+    page.goto(f"/class/{code}")
+    page.get_by_test_id("reveal").click()
+    expect(page.get_by_test_id("reveal-cheapen_draft")).to_be_visible(timeout=30_000)
+
+
+def test_a_damaged_membership_is_removed_and_the_station_works_alone(page: Page) -> None:
+    seed_storage(page, {CLASS_KEY: '{"v": 1, "code": "<img src=x onerror=alert(1)>"'})
+    page.goto(FIRST.url)
+    expect(page.get_by_test_id("class-damaged")).to_be_visible()
+    assert CLASS_KEY not in storage_of(page)
+    expect(page.get_by_test_id("record-prediction")).to_be_visible()
+    page.reload()
+    expect(page.get_by_test_id("class-banner")).to_be_hidden()
+
+
+def test_an_unknown_code_is_a_clear_page(page: Page, monitor: BrowserMonitor) -> None:
+    monitor.allow_console_error(
+        r"^Failed to load resource: the server responded with a status of 404"
+    )
+    page.goto("/join?code=zzzzzz")
+    expect(page).to_have_url(re.compile(r"/join/ZZZZZZ$"))
+    expect(page.get_by_test_id("class-refused")).to_have_text(
+        re.compile(r"^There is no open class with code ZZZZZZ")
+    )
+    axe(page, "an unknown code")
