@@ -356,3 +356,17 @@ def test_the_api_is_documented_with_typed_answers(client: TestClient) -> None:
         if method == "post":
             assert {"403", "413"} <= set(op["responses"])
     assert ops[("/api/classes/{code}/reveal", "post")]["security"]
+
+
+def test_storage_that_does_not_answer_is_a_503_not_a_500(tmp_path: Path) -> None:
+    from app.classes.database import postgres_dialect
+
+    app = create_app(settings=AppSettings(data_dir=str(tmp_path)))
+    nowhere = f"postgresql://nobody@/none?host={tmp_path}/no-such-socket&connect_timeout=1"
+    app.state.classes = ClassRoom(
+        lambda: Database(postgres_dialect(nowhere)), retention=timedelta(hours=1)
+    )
+    with TestClient(app) as c:
+        for r in [c.get("/api/classes/ABCDEF"), c.post("/api/classes", json={})]:
+            assert r.status_code == 503 and r.headers["retry-after"] == "1"
+            assert "storage" in r.json()["detail"]

@@ -345,3 +345,40 @@ def test_the_service_refuses_what_is_not_valid(store: Backend) -> None:
         room.tally("<b>")
     assert room.find("<b>") is None and room.find("ABCDE0") is None
     assert room.tally(c.code).answered == 0
+
+
+def test_a_prediction_racing_the_reveal_is_either_in_what_is_revealed_or_refused(
+    store: Backend,
+) -> None:
+    room = store.room()
+    c = room.open(BASE)
+    accepted: list[str] = []
+    refused: list[str] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(101)
+    revealed_with: list[int] = []
+
+    def send(i: int) -> None:
+        barrier.wait()
+        try:
+            room.submit(c.code, learner(i), QUESTIONS[0], PREDICTABLE[i % 5])
+        except AlreadyRevealed:
+            with lock:
+                refused.append(learner(i))
+            return
+        with lock:
+            accepted.append(learner(i))
+
+    def reveal() -> None:
+        barrier.wait()
+        revealed_with.append(room.reveal(c.code, c.host_key).answered)
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(100)]
+    threads.insert(50, threading.Thread(target=reveal))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(accepted) + len(refused) == 100
+    # What the reveal counted is what was accepted: nothing slipped in after it.
+    assert revealed_with == [len(accepted)] == [room.tally(c.code).answered]
