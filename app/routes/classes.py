@@ -25,11 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
+from fastapi import APIRouter, Header, Path, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException  # what FastAPI's body read raises
 from starlette.types import Message, Receive
 
 from app.classes.codes import normal_code
@@ -76,6 +76,11 @@ OUR_NAMES = frozenset(
     | {"faster", "kept", "preset"}
 )
 
+NOT_JSON = {
+    "loc": ("body",),
+    "msg": "the body must be a JSON object (UTF-8)",
+    "type": "json_invalid",
+}
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 
 
@@ -142,6 +147,12 @@ class ClassRoute(APIRoute):
                 return _answer_refused(refused)
             except RequestValidationError as invalid:
                 raise RequestValidationError(_stripped(invalid.errors())) from None
+            except HTTPException as failed:
+                if failed.status_code != 400:
+                    raise
+                # FastAPI's 400 for a body it could not decode (not UTF-8): a 422 as any
+                # other body that is not the JSON asked for.
+                raise RequestValidationError([NOT_JSON]) from None
             response.headers["cache-control"] = "no-store"
             return response
 
@@ -166,9 +177,16 @@ CHANGES: Responses = {
 STORAGE: Responses = {503: _refused("The class storage is not answering.", retry=True)}
 
 router = APIRouter(prefix="/api/classes", tags=["class"], route_class=ClassRoute, responses=STORAGE)
-bearer = HTTPBearer(auto_error=False, description="The host key `POST /api/classes` returned.")
 Code = Annotated[str, Path(description="The class's join code (six letters and digits).")]
-HostKey = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+# A header parameter, not an OpenAPI security scheme: a scheme declares the key required,
+# which promises a 401 without it; here a missing key is refused as a wrong one is (403).
+HostKey = Annotated[
+    str | None,
+    Header(
+        alias="Authorization",
+        description="`Bearer <host key>` (what `POST /api/classes` returned); else 403.",
+    ),
+]
 
 
 def _classes(request: Request) -> ClassRoom:
@@ -176,8 +194,9 @@ def _classes(request: Request) -> ClassRoom:
     return classes
 
 
-def _key(credentials: HTTPAuthorizationCredentials | None) -> str:
-    return credentials.credentials if credentials else ""
+def _key(authorization: str | None) -> str:
+    scheme, _, key = (authorization or "").strip().partition(" ")
+    return key.strip() if scheme.lower() == "bearer" else ""
 
 
 @router.post(
@@ -248,7 +267,9 @@ def tally(
     summary="Move the class to a preset (instructor)",
     responses={**UNKNOWN, **CHANGES},
 )
-def set_question(request: Request, code: Code, change: QuestionChange, key: HostKey) -> ClassAnswer:
+def set_question(
+    request: Request, code: Code, change: QuestionChange, key: HostKey = None
+) -> ClassAnswer:
     return ClassAnswer.of(_classes(request).set_question(code, _key(key), change.preset))
 
 
@@ -257,5 +278,5 @@ def set_question(request: Request, code: Code, change: QuestionChange, key: Host
     summary="Reveal the current question's answer; predictions on it close (instructor)",
     responses={**UNKNOWN, **CHANGES},
 )
-def reveal(request: Request, code: Code, key: HostKey) -> ClassAnswer:
+def reveal(request: Request, code: Code, key: HostKey = None) -> ClassAnswer:
     return ClassAnswer.of(_classes(request).reveal(code, _key(key)))

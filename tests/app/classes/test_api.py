@@ -329,6 +329,13 @@ def test_a_bad_value_is_a_422_naming_the_field(client: TestClient) -> None:
         headers={"content-type": "application/json"},
     )
     assert r.status_code == 422
+    r = client.post(
+        f"/api/classes/{c['code']}/predictions",
+        content=b"'\xff\xfe<script>",
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body"]
+    assert "script" not in r.text
 
 
 def test_the_api_is_documented_with_typed_answers(client: TestClient) -> None:
@@ -355,7 +362,9 @@ def test_the_api_is_documented_with_typed_answers(client: TestClient) -> None:
             assert "404" in op["responses"]
         if method == "post":
             assert {"403", "413"} <= set(op["responses"])
-    assert ops[("/api/classes/{code}/reveal", "post")]["security"]
+    for path in ("/api/classes/{code}/reveal", "/api/classes/{code}/question"):
+        params = {p["name"]: p for p in ops[(path, "post")]["parameters"]}
+        assert params["Authorization"]["in"] == "header"
 
 
 def test_storage_that_does_not_answer_is_a_503_not_a_500(tmp_path: Path) -> None:
