@@ -40,6 +40,7 @@ from app.classes.errors import (
     ClassRefused,
     NotHost,
     RateLimited,
+    StorageUnavailable,
     UnknownClass,
     UnknownQuestion,
 )
@@ -144,6 +145,8 @@ def refuse(request: Request, error: ClassRefused) -> Response:
         status, title, retry = 429, "Too many at once", error.retry_after
     elif isinstance(error, UnknownQuestion):
         status, title = 422, "No such question"
+    elif isinstance(error, StorageUnavailable):
+        status, title, retry = 503, "Try again in a moment", 1
     return _pipeline(request).respond(REFUSED, Refusal(title, error.message, status, retry))
 
 

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Callable
 
+import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from app.contract.live_class import CLASS_KEY, CLASS_PRESETS
@@ -220,8 +221,23 @@ def test_without_javascript_a_refresh_shows_the_current_tally(new_context: NewCo
     expect(page.get_by_test_id("reveal-cheapen_draft")).to_be_visible(timeout=30_000)
 
 
-def test_a_damaged_membership_is_removed_and_the_station_works_alone(page: Page) -> None:
-    seed_storage(page, {CLASS_KEY: '{"v": 1, "code": "<img src=x onerror=alert(1)>"'})
+GOOD = {"v": 1, "code": "ABC234", "learner": "a" * 32, "follow": True, "question": "", "sent": ""}
+DAMAGED = {
+    "truncated": '{"v": 1, "code": "<img src=x onerror=alert(1)>"',
+    "a list": "[]",
+    "a newer version": json.dumps(GOOD | {"v": 2}),
+    "a script for a code": json.dumps(GOOD | {"code": "<img src=x onerror=alert(1)>"}),
+    "a short learner id": json.dumps(GOOD | {"learner": "abc"}),
+    "an unknown question": json.dumps(GOOD | {"question": "no-such-preset"}),
+    "an extra field": json.dumps(GOOD | {"name": "Ada"}),
+    "follow as text": json.dumps(GOOD | {"follow": "yes"}),
+    "oversized": json.dumps(GOOD | {"sent": "x" * 5000}),
+}
+
+
+@pytest.mark.parametrize("blob", DAMAGED.values(), ids=DAMAGED.keys())
+def test_a_damaged_membership_is_removed_and_the_station_works_alone(page: Page, blob: str) -> None:
+    seed_storage(page, {CLASS_KEY: blob})
     page.goto(FIRST.url)
     expect(page.get_by_test_id("class-damaged")).to_be_visible()
     assert CLASS_KEY not in storage_of(page)
@@ -240,3 +256,19 @@ def test_an_unknown_code_is_a_clear_page(page: Page, monitor: BrowserMonitor) ->
         re.compile(r"^There is no open class with code ZZZZZZ")
     )
     axe(page, "an unknown code")
+
+
+def test_a_membership_of_a_class_that_has_ended_is_removed_with_a_note(
+    page: Page, monitor: BrowserMonitor
+) -> None:
+    """A well-formed membership is kept and polled (the validator is not just refusing all);
+    the class is gone, so the station says so and goes on alone."""
+    monitor.allow_console_error(
+        r"^Failed to load resource: the server responded with a status of 404"
+    )
+    seed_storage(page, {CLASS_KEY: json.dumps(GOOD | {"question": FIRST.id})})
+    page.goto(FIRST.url)
+    expect(page.get_by_test_id("class-ended")).to_have_text(
+        "Class ABC234 has ended (or expired). The station works on its own."
+    )
+    assert CLASS_KEY not in storage_of(page)

@@ -331,3 +331,24 @@ def test_the_dashboard_on_a_loopback_address_says_phones_cannot_reach_it(
     page = local.get(f"/class/{code}").text
     assert 'data-testid="loopback-note"' in page
     assert 'data-testid="loopback-note"' not in app_client.get(f"/class/{code}").text
+
+
+# --------------------------------------------------------------------------- the station's slot
+
+
+def test_the_station_carries_an_empty_class_slot_with_its_preset_and_prediction(
+    app_client: TestClient,
+) -> None:
+    plain = app_client.get(CLASS_PRESETS[0].url.split("#")[0]).text
+    slot = re.search(r'<section id="class-banner"[^>]*>', plain)
+    assert slot is not None and " hidden " in slot.group(0)
+    assert f'data-preset="{CLASS_PRESETS[0].id}"' in slot.group(0)
+    assert 'data-pred=""' in slot.group(0)
+    assert '<script type="module" src="/static/js/class.js"></script>' in plain
+    predicted = app_client.get(
+        "/station?pred=lengthen_k&expect_faster=no&base=0.6,4,0.1,1,1,0&k=8"
+    ).text
+    slot = re.search(r'<section id="class-banner"[^>]*>', predicted)
+    assert slot is not None
+    for attribute in ('data-pred="lengthen_k"', 'data-faster="no"', 'data-kept=""'):
+        assert attribute in slot.group(0)
