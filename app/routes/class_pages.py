@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 from urllib.parse import parse_qs
 
 import segno
@@ -45,11 +44,14 @@ from app.classes.errors import (
     UnknownQuestion,
 )
 from app.classes.origin import cross_site
+from app.classes.records import Split
+from app.classes.service import ClassRoom
 from app.contract.live_class import (
     CLASS_PRESET_BY_ID,
     CLASS_PRESETS,
     DASHBOARD_POLL_SECONDS,
     HOST_COOKIE,
+    ClassPreset,
 )
 from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.views.live_class import (
@@ -68,9 +70,9 @@ FORM_MAX = 1024  # bytes: the question form sends one preset id
 # --------------------------------------------------------------------------- the service
 
 
-def _classes(request: Request) -> Any:
-    # The class service (app/classes/service.py `ClassRoom`), made by create_app.
-    return request.app.state.classes
+def _classes(request: Request) -> ClassRoom:
+    room: ClassRoom = request.app.state.classes  # made by create_app
+    return room
 
 
 def _snapshot(request: Request, code: str) -> Snapshot:
@@ -83,8 +85,8 @@ def _snapshot(request: Request, code: str) -> Snapshot:
     return snapshot(tally.code, tally.question, tally.revealed, by)
 
 
-def _split(s: Any) -> tuple[int, int, int]:
-    return int(s.yes), int(s.no), int(s.unsaid)
+def _split(s: Split) -> tuple[int, int, int]:
+    return s.yes, s.no, s.unsaid
 
 
 def join_url(request: Request, code: str) -> str:
@@ -263,7 +265,7 @@ def _dashboard(env: Env, d: Dashboard, _: object) -> Context:
     return Context(variables, 200, (NO_STORE,))
 
 
-def _next_preset(question: str) -> Any:
+def _next_preset(question: str) -> ClassPreset | None:
     number = CLASS_PRESET_BY_ID[question].number
     return CLASS_PRESETS[number] if number < len(CLASS_PRESETS) else None
 
@@ -273,11 +275,11 @@ def _live(env: Env, snap: Snapshot, _: object) -> Context:
     return Context(variables, 200, (NO_STORE,))
 
 
-def _revealed(key: Any) -> bool:
+def _revealed(key: Dashboard | Snapshot) -> bool:
     # The reveal serves the preset's seeded requests for each intervention chosen: seconds
     # the first time, so it waits in the heavy lane; a tally alone is interactive.
     snap = key.snap if isinstance(key, Dashboard) else key
-    return bool(snap.revealed)
+    return snap.revealed
 
 
 DASHBOARD = Page("class/dashboard.html", _dashboard, heavy=_revealed)
