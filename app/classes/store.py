@@ -5,9 +5,11 @@ move time without sleeping; a class whose `expires_at` has passed is left out of
 at once, before `purge` deletes it. Each method is one transaction.
 
 A prediction and the reveal of its question are serialised on the class's row: a submission
-updates it first (its rate-limit window), and so does the reveal, so a prediction is either
-committed before the reveal (and counted in what is revealed) or sees the reveal and is
-refused; never counted after the class has seen the answer.
+updates it (its rate-limit window) before it looks for the reveal and writes, and the reveal
+updates it first, so a prediction is either committed before the reveal (and counted in what
+is revealed) or sees the reveal and is refused; never counted after the class has seen the
+answer. (In PostgreSQL's read committed each statement sees what was committed before it
+began, so the check must be a statement issued after the lock, not part of the update.)
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ _INFO = """SELECT c.question, c.expires_at,
     EXISTS (SELECT 1 FROM revealed r WHERE r.code = c.code AND r.question = c.question),
     (SELECT COUNT(*) FROM predictions p WHERE p.code = c.code AND p.question = c.question)
     FROM classes c WHERE c.code = ? AND c.expires_at > ?"""
+
+
+_REVEALED = "SELECT 1 FROM revealed WHERE code = ? AND question = ?"
 
 
 def _said(value: int | None) -> bool | None:
@@ -135,6 +140,23 @@ class ClassStore:
         one). Whatever refuses it rolls the whole transaction back, its counts included."""
         window, second = limits.window_of(now), int(now)
         with self.db.write() as tx:
+            # First what needs no lock on the class: the learner's own window, and the count
+            # the class's capacity is checked against (a bound, not a tally: unlocked).
+            mine = tx.one(
+                "INSERT INTO learner_windows (code, learner, window_start, n) VALUES (?, ?, ?, 1)"
+                " ON CONFLICT (code, learner) DO UPDATE SET"
+                " n = CASE WHEN learner_windows.window_start = excluded.window_start"
+                " THEN learner_windows.n + 1 ELSE 1 END,"
+                " window_start = excluded.window_start RETURNING n",
+                (code, learner, window),
+            )
+            counts = tx.one(
+                "SELECT COUNT(*), COUNT(CASE WHEN learner = ? THEN 1 END) FROM predictions"
+                " WHERE code = ? AND question = ?",
+                (learner, code, question),
+            )
+            # Then the class's row, locked until commit (see the module's note): as short a
+            # stretch as it can be, two statements, since every submission waits for it.
             row = tx.one(
                 "UPDATE classes SET"
                 " window_count = CASE WHEN window_start = ? THEN window_count + 1 ELSE 1 END,"
@@ -145,38 +167,30 @@ class ClassStore:
             if row is None:
                 raise UnknownClass(code)
             current, class_count = str(row[0]), int(row[1])
-            if tx.one("SELECT 1 FROM revealed WHERE code = ? AND question = ?", (code, question)):
-                raise AlreadyRevealed(question)
             if question != current:
+                if tx.one(_REVEALED, (code, question)):
+                    raise AlreadyRevealed(question)
                 raise QuestionMoved(question, current)
             if class_count > limits.per_class:
                 raise RateLimited("submissions to this class", limits.retry_after(now))
-            mine = tx.one(
-                "INSERT INTO learner_windows (code, learner, window_start, n) VALUES (?, ?, ?, 1)"
-                " ON CONFLICT (code, learner) DO UPDATE SET"
-                " n = CASE WHEN learner_windows.window_start = excluded.window_start"
-                " THEN learner_windows.n + 1 ELSE 1 END,"
-                " window_start = excluded.window_start RETURNING n",
-                (code, learner, window),
-            )
             if mine is not None and int(mine[0]) > limits.learner:
                 raise RateLimited("submissions from this learner", limits.retry_after(now))
-            counts = tx.one(
-                "SELECT COUNT(*), COUNT(CASE WHEN learner = ? THEN 1 END) FROM predictions"
-                " WHERE code = ? AND question = ?",
-                (learner, code, question),
-            )
             answered, replaced = (int(counts[0]), bool(counts[1])) if counts else (0, False)
             if not replaced and answered >= limits.learners:
                 raise ClassFull(limits.learners)
-            tx.rows(
+            # A statement begun after the lock: it sees a reveal committed before it.
+            recorded = tx.one(
                 "INSERT INTO predictions (code, question, learner, intervention, faster, kept)"
-                " VALUES (?, ?, ?, ?, ?, ?)"
+                " SELECT ?, ?, ?, ?, CAST(? AS SMALLINT), CAST(? AS SMALLINT)"
+                f" WHERE NOT EXISTS ({_REVEALED})"
                 " ON CONFLICT (code, question, learner) DO UPDATE SET"
                 " intervention = excluded.intervention, faster = excluded.faster,"
-                " kept = excluded.kept",
-                (code, question, learner, intervention, _flag(faster), _flag(kept)),
+                " kept = excluded.kept RETURNING 1",
+                (code, question, learner, intervention, _flag(faster), _flag(kept))
+                + (code, question),
             )
+            if recorded is None:
+                raise AlreadyRevealed(question)
         return answered + (0 if replaced else 1), replaced
 
     def tally(self, code: str, question: str | None, now: int) -> tuple[str, bool, Counts] | None:
