@@ -238,10 +238,11 @@ class Dashboard:
 
 
 def qr_svg(url: str) -> Markup:
-    """The join URL as an inline SVG QR code (segno): black on white, so a phone reads it in
-    either colour scheme; named for assistive technology, with the URL beside it as text."""
+    """The join URL as an inline SVG QR code (segno): black on white with the standard
+    four-module quiet zone, so a phone reads it in either colour scheme; named for assistive
+    technology, with the URL beside it as text."""
     svg = segno.make(url, error="m").svg_inline(
-        scale=1, border=2, dark="#000", light="#fff", omitsize=True, svgclass="qr", lineclass=None
+        scale=1, border=4, dark="#000", light="#fff", omitsize=True, svgclass="qr", lineclass=None
     )
     label = escape(f"QR code for {url}")
     return Markup(svg.replace("<svg ", f'<svg role="img" aria-label="{label}" ', 1))

@@ -167,7 +167,8 @@ class Banner {
   }
 
   say(text) {
-    this.status.textContent = text;
+    // Only a change is written: a status region re-read every poll would chatter.
+    if (this.status.textContent !== text) this.status.textContent = text;
   }
 
   onQuestion() {
