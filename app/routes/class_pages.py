@@ -176,7 +176,9 @@ def _code_or_404(request: Request, text: str) -> str | Response:
 
 
 def _open(env: Env, _: object, __: object) -> Context:
-    return Context({}, 200, (NO_STORE,))
+    hours = env.settings.class_retention_hours
+    retention = "1 hour" if hours == 1 else f"{hours} hours"
+    return Context({"retention": retention}, 200, (NO_STORE,))
 
 
 OPEN = Page("class/open.html", _open)

@@ -73,6 +73,7 @@ def test_the_open_page_is_a_form_that_posts(app_client: TestClient) -> None:
     assert r.status_code == 200
     assert re.search(r'<form method="post" action="/class"', r.text)
     assert 'data-testid="open-class"' in r.text
+    assert "deleted 24 hours after it opens" in r.text  # the settings' retention
 
 
 def test_opening_a_class_keeps_its_key_in_a_strict_httponly_cookie_never_in_an_address(
