@@ -2,7 +2,9 @@
 
 The limits are counted in the database, in fixed windows, inside the same transaction as the
 submission they limit (`app.classes.store`), so they hold across every worker process and
-every server sharing one database, and a refused request changes nothing. A learner may
+every server sharing one database, and a refused request changes nothing. A class's count
+is the sum of its learners' counts in the window (no row of its own that every submission
+would have to update). A learner may
 send `learner` submissions per window (a learner changing their mind, not a script); a class
 `per_class` (200 learners all changing their mind several times within the window fits);
 the server opens at most `opens` classes per `open_window` seconds (a class costs a row and

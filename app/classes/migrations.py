@@ -11,11 +11,10 @@ through; the other waits for it, gets a unique-key error, rolls back, and finds 
 migration applied when it looks again.
 
 What is kept (README, "Live class"): per class its code, the SHA-256 of its host key, its
-current question, when it was opened and when it expires, and the count of its current
-rate-limit window; the questions revealed; per (class, question, learner id) the prediction
-(intervention, faster, kept: 1, 0 or NULL); per (class, learner id) the learner's current
-rate-limit window. No names, addresses or user agents; every row of a class goes when the
-class expires.
+current question, when it was opened and when it expires; the questions revealed; per
+(class, question, learner id) the prediction (intervention, faster, kept: 1, 0 or NULL); per
+(class, learner id) the learner's current rate-limit window. No names, addresses or user
+agents; every row of a class goes when the class expires.
 """
 
 from __future__ import annotations
@@ -32,9 +31,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             host_hash TEXT NOT NULL,
             question TEXT NOT NULL,
             created_at BIGINT NOT NULL,
-            expires_at BIGINT NOT NULL,
-            window_start BIGINT NOT NULL DEFAULT 0,
-            window_count INTEGER NOT NULL DEFAULT 0
+            expires_at BIGINT NOT NULL
         )""",
         "CREATE INDEX classes_expiry ON classes (expires_at)",
         "CREATE INDEX classes_created ON classes (created_at)",

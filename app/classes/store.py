@@ -5,11 +5,12 @@ move time without sleeping; a class whose `expires_at` has passed is left out of
 at once, before `purge` deletes it. Each method is one transaction.
 
 A prediction and the reveal of its question are serialised on the class's row: a submission
-updates it (its rate-limit window) before it looks for the reveal and writes, and the reveal
-updates it first, so a prediction is either committed before the reveal (and counted in what
-is revealed) or sees the reveal and is refused; never counted after the class has seen the
-answer. (In PostgreSQL's read committed each statement sees what was committed before it
-began, so the check must be a statement issued after the lock, not part of the update.)
+reads it FOR SHARE (PostgreSQL; SQLite's writing transactions are serialised whole) before it
+looks for the reveal and writes, and the reveal updates it first, so a prediction is either
+committed before the reveal (and counted in what is revealed) or sees the reveal and is
+refused; never counted after the class has seen the answer. (In PostgreSQL's read committed
+each statement sees what was committed before it began, so the check is a statement issued
+after the lock is held, not part of the statement that takes it.)
 """
 
 from __future__ import annotations
@@ -150,23 +151,27 @@ class ClassStore:
                 " window_start = excluded.window_start RETURNING n",
                 (code, learner, window),
             )
+            # The class's count in this window is the sum of its learners' (no row of its own,
+            # which every submission would have to update).
+            in_class = tx.one(
+                "SELECT SUM(n) FROM learner_windows WHERE code = ? AND window_start = ?",
+                (code, window),
+            )
             counts = tx.one(
                 "SELECT COUNT(*), COUNT(CASE WHEN learner = ? THEN 1 END) FROM predictions"
                 " WHERE code = ? AND question = ?",
                 (learner, code, question),
             )
-            # Then the class's row, locked until commit (see the module's note): as short a
-            # stretch as it can be, two statements, since every submission waits for it.
+            # Then the class's row, held until commit against a reveal (see the module's note).
             row = tx.one(
-                "UPDATE classes SET"
-                " window_count = CASE WHEN window_start = ? THEN window_count + 1 ELSE 1 END,"
-                " window_start = ?"
-                " WHERE code = ? AND expires_at > ? RETURNING question, window_count",
-                (window, window, code, second),
+                "SELECT question FROM classes WHERE code = ? AND expires_at > ?"
+                + self.db.dialect.for_share,
+                (code, second),
             )
             if row is None:
                 raise UnknownClass(code)
-            current, class_count = str(row[0]), int(row[1])
+            current = str(row[0])
+            class_count = int(in_class[0] or 0) if in_class else 0
             if question != current:
                 if tx.one(_REVEALED, (code, question)):
                     raise AlreadyRevealed(question)
