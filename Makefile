@@ -71,12 +71,17 @@ postgres:
 serve: setup
 	$(PY) -m app
 
+# One worker per core (pytest-xdist); each worker that runs browser tests starts its own live
+# server and chromium. A test that runs an event loop itself does so on a thread of its own
+# (tests/loops.py): Playwright keeps one running on a worker's main thread.
+XDIST := -n auto
+
 test: setup-test lint
-	$(PY) -m pytest
+	$(PY) -m pytest $(XDIST)
 
 # Everything but the real-browser tests: a quick loop while editing.
 test-fast: setup-test
-	$(PY) -m pytest -m "not browser"
+	$(PY) -m pytest $(XDIST) -m "not browser"
 
 lint: setup-test
 	$(VENV)/bin/ruff check witness app tests bench

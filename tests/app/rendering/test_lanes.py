@@ -9,6 +9,7 @@ import anyio
 import pytest
 
 from app.rendering.lanes import Busy, Lane, Lanes
+from tests.loops import on_own_thread
 
 
 class Overlap:
@@ -43,7 +44,9 @@ async def _all(lane: Lane, work: Overlap, n: int) -> list[int]:
 
 def test_a_lane_runs_one_at_a_time_and_answers_every_request() -> None:
     work = Overlap()
-    assert anyio.run(_all, Lane("interactive", 64), work, 12) == [2 * i for i in range(12)]
+    assert on_own_thread(anyio.run, _all, Lane("interactive", 64), work, 12) == [
+        2 * i for i in range(12)
+    ]
     assert work.most == 1
 
 
@@ -57,7 +60,7 @@ def test_teeth_work_in_two_lanes_overlaps() -> None:
             tg.start_soon(_all, lanes.heavy, work, 2)
             tg.start_soon(_all, lanes.interactive, work, 2)
 
-    anyio.run(both)
+    on_own_thread(anyio.run, both)
     assert work.most == 2
 
 
@@ -81,7 +84,7 @@ def test_a_full_queue_is_told_busy_at_once() -> None:
                 tg.start_soon(one, i)
                 await anyio.sleep(0.01)  # in order: one runs, two wait, the rest are refused
 
-    anyio.run(burst)
+    on_own_thread(anyio.run, burst)
     assert outcomes.count("done") == 3 and outcomes.count("busy") == 3
     assert all("heavy" in str(b) and b.retry_after > 0 for b in refusals)
 
@@ -97,4 +100,4 @@ def test_an_exception_in_the_work_reaches_the_caller(heavy: bool) -> None:
         raise ZeroDivisionError("the work's own error")
 
     with pytest.raises(ZeroDivisionError):
-        anyio.run(Lanes().pick(heavy).run, broken)
+        on_own_thread(anyio.run, Lanes().pick(heavy).run, broken)

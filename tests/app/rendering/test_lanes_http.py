@@ -16,6 +16,7 @@ from app.config import AppSettings
 from app.main import create_app
 from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.routes.route import ROUTE
+from tests.loops import on_own_thread
 
 SLOW = 0.3  # seconds of (sleeping) work per slow render: long enough to overlap everything
 
@@ -70,13 +71,15 @@ def test_slow_new_states_never_hold_up_the_rest(late: str) -> None:
     app = _app(heavy_lane=late != "/route")
     if late == "/route":
         app.state.pipeline.render(ROUTE)
-    order = asyncio.run(_finish_order(app, [f"/test/slow/{i}" for i in range(3)], late))
+    order = on_own_thread(
+        asyncio.run, _finish_order(app, [f"/test/slow/{i}" for i in range(3)], late)
+    )
     assert order[0] == late, order  # answered while three slow renders were still queued
 
 
 def test_teeth_work_on_the_event_loop_holds_everything_up() -> None:
     app = _app(on_loop=True)
-    order = asyncio.run(_finish_order(app, ["/test/slow-on-loop/1"], "/healthz"))
+    order = on_own_thread(asyncio.run, _finish_order(app, ["/test/slow-on-loop/1"], "/healthz"))
     assert order == ["/test/slow-on-loop/1", "/healthz"]
 
 
@@ -102,7 +105,7 @@ def _full_heavy_lane(app: FastAPI) -> None:
 def test_a_full_heavy_lane_answers_503_with_a_message() -> None:
     app = _app()
     _full_heavy_lane(app)
-    answers = asyncio.run(_statuses(app, [f"/test/slow/{i}" for i in range(4)]))
+    answers = on_own_thread(asyncio.run, _statuses(app, [f"/test/slow/{i}" for i in range(4)]))
     assert [r.status_code for r in answers] == [200, 200, 503, 503]
     busy = answers[2]
     assert busy.headers["retry-after"].isdigit()
@@ -124,7 +127,9 @@ def test_a_full_heavy_lane_refuses_the_json_api_the_same_way(
     monkeypatch.setattr(Witness, "sweep", slow_sweep)
     app = _app()
     _full_heavy_lane(app)
-    answers = asyncio.run(_statuses(app, [f"/api/sweep?seed={i}&tokens=4" for i in range(4)]))
+    answers = on_own_thread(
+        asyncio.run, _statuses(app, [f"/api/sweep?seed={i}&tokens=4" for i in range(4)])
+    )
     assert [r.status_code for r in answers] == [200, 200, 503, 503]
     assert "busy" in answers[3].json()["detail"]
     assert answers[3].headers["retry-after"].isdigit()

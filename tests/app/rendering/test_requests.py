@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.rendering.requests import RequestShape
+from tests.loops import on_own_thread
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +50,7 @@ def _location(path: str) -> str:
         sent.append(message)
 
     scope = {"type": "http", "method": "GET", "path": path, "query_string": b""}
-    asyncio.run(RequestShape(app)(scope, None, send))  # type: ignore[arg-type]
+    on_own_thread(asyncio.run, RequestShape(app)(scope, None, send))  # type: ignore[arg-type]
     headers = dict(sent[0]["headers"])  # type: ignore[arg-type]
     return headers[b"location"].decode()
 

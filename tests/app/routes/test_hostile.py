@@ -36,6 +36,7 @@ from app.config import AppSettings
 from app.main import create_app
 from app.protocol import MAX_HEAD
 from app.rendering.security import security_headers
+from tests.loops import on_own_thread
 from witness import Settings, measured
 from witness.measured import MeasuredRoofline, measure_roofline
 from witness.settings import expected_text, field_bounds
@@ -448,7 +449,7 @@ def _raw(
         "client": ("127.0.0.1", 1),
         "server": ("station", 80),
     }
-    asyncio.run(app(scope, receive, send))
+    on_own_thread(asyncio.run, app(scope, receive, send))
     start = next(m for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return start["status"], dict(start["headers"]), body
