@@ -34,8 +34,6 @@ import json  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
-import socket  # noqa: E402
-import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
@@ -47,41 +45,9 @@ ROOT = _HERE.parent
 sys.path.insert(0, str(ROOT))
 from app.classes.records import PREDICTABLE, QUESTIONS  # noqa: E402
 from app.config import AppSettings, worker_count  # noqa: E402
-from app.protocol import UVICORN_FLAGS  # noqa: E402
+from bench.serving import HOST, free_port, pct, start_server, wait_healthy  # noqa: E402
 
-HOST = "127.0.0.1"
 JSON = {"Content-Type": "application/json"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(port: int, workers: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", HOST]
-    cmd += ["--port", str(port), "--log-level", "warning", "--no-access-log"]
-    cmd += ["--workers", str(workers), *UVICORN_FLAGS]
-    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
-
-
-def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float = 90.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with closing(http.client.HTTPConnection(HOST, port, timeout=2)) as conn:
-                conn.request("GET", "/healthz")
-                if conn.getresponse().status == 200:
-                    return True
-        except OSError:
-            pass
-        time.sleep(0.2)
-    return False
-
-
-def pct(xs: list[float], q: int) -> float:
-    return statistics.quantiles(xs, n=100, method="inclusive")[q - 1] if len(xs) > 1 else xs[0]
 
 
 def request(conn: http.client.HTTPConnection, method: str, path: str, body: object = None) -> int:
@@ -137,7 +103,7 @@ def under_load(
     probe: str,
     work: Callable[[int, http.client.HTTPConnection], list[int]],
 ) -> tuple[float, list[float], list[int]]:
-    stop, latencies = threading.Event(), []
+    stop, latencies = threading.Event(), list[float]()
     prober = probing(port, probe, stop, latencies)
     seconds, statuses = crowd(port, clients, work)
     stop.set()
@@ -155,9 +121,9 @@ def main() -> int:
     data = tempfile.mkdtemp(prefix="station08-bench-classes-")
     env = {**os.environ, "STATION08_DATA_DIR": data, "STATION08_DATABASE_URL": args.database_url}
     port = free_port()
-    proc = start_server(port, args.workers, env)
+    proc = start_server(port, args.workers, env=env)
     try:
-        if not wait_healthy(port, proc):
+        if not wait_healthy(port, proc, timeout=90.0):
             print("the server did not start", file=sys.stderr)
             return 1
         load = os.getloadavg()[0]

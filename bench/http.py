@@ -51,21 +51,19 @@ import platform  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
-import socket  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 from contextlib import closing  # noqa: E402
-from typing import IO, Any  # noqa: E402
+from typing import Any  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.config import AppSettings, worker_count  # noqa: E402
-from app.protocol import UVICORN_FLAGS  # noqa: E402
+from bench.serving import HOST, free_port, pct, start_server, wait_healthy  # noqa: E402
 
-HOST = "127.0.0.1"  # loopback only
 P99_BUDGET_MS = 16.0
 THROUGHPUT_BUDGET = 0.60
 # Issue 13's class budgets: never-seen states at 100 connections >= 25% of /healthz req/s,
@@ -80,20 +78,6 @@ LIVENESS_P95_MS = 100.0
 EVIDENCE = "/station/evidence?pred=skip"
 # Every browser asks for gzip; the server answers rendered pages gzipped (and /healthz not).
 BROWSER_HEADERS = {"Accept-Encoding": "gzip"}
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(port: int, log: IO[bytes], workers: int) -> subprocess.Popen[bytes]:
-    """uvicorn as `make serve` runs it (app/__main__.py): one worker per core by default."""
-    cmd = [sys.executable, "-m", "uvicorn", "--factory", "app.main:create_app", "--host", HOST]
-    cmd += ["--port", str(port), "--log-level", "warning", "--no-access-log"]
-    cmd += ["--workers", str(workers), *UVICORN_FLAGS]
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
 
 
 def server_pids(root: int) -> list[int]:
@@ -141,21 +125,6 @@ def cpu_seconds(root: int) -> float:
     return total
 
 
-def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            conn = http.client.HTTPConnection(HOST, port, timeout=2)
-            conn.request("GET", "/healthz")
-            with closing(conn):
-                if conn.getresponse().status == 200:
-                    return True
-        except OSError:
-            pass
-        time.sleep(0.1)
-    return False
-
-
 def slider_path(i: int) -> str:
     """The i-th slider position: k = 4, 3, 5 by hundreds, and a match never used before
     (0 <= match < 1 in steps of 1/300), so neither the served requests nor the per-context
@@ -170,10 +139,6 @@ def get_ms(conn: http.client.HTTPConnection, path: str) -> tuple[float, bool]:
     resp = conn.getresponse()
     resp.read()
     return (time.perf_counter() - t0) * 1e3, resp.status == 200
-
-
-def pct(xs: list[float], q: int) -> float:
-    return statistics.quantiles(xs, n=100, method="inclusive")[q - 1]
 
 
 def bench_sequential(port: int, n: int) -> None:
@@ -501,7 +466,7 @@ def main() -> int:
     port = free_port()
     with tempfile.TemporaryFile() as log:
         workers = args.workers or worker_count(AppSettings())
-        proc = start_server(port, log, workers)
+        proc = start_server(port, workers, log=log)
         try:
             if not wait_healthy(port, proc):
                 log.seek(0)
