@@ -340,7 +340,8 @@ def _bounds(name: str) -> tuple[tuple[str, Any], ...]:
 
 
 def field_bounds(name: str) -> dict[str, Any]:
-    """The bounds of one field as plain values: kind, min, max, step, exclusive-min flag.
+    """The bounds of one field as plain values: kind, default, min and max (with pydantic's
+    ge/gt/le/lt), step, a text's lengths and pattern, and any JSON Schema ``not`` it states.
 
     Read once per field from the model (the model never changes), returned as a fresh dict.
     """
@@ -354,9 +355,12 @@ def _read_bounds(name: str) -> dict[str, Any]:
         for attr in ("ge", "gt", "le", "lt", "min_length", "max_length"):
             if getattr(meta, attr, None) is not None:
                 out[attr] = getattr(meta, attr)
+        if getattr(meta, "pattern", None) is not None:
+            out["pattern"] = meta.pattern
     extra = info.json_schema_extra
-    if isinstance(extra, dict) and "step" in extra:
-        out["step"] = extra["step"]
+    if isinstance(extra, dict):
+        # The step, and any JSON Schema "not" the field states (a time's subnormals).
+        out.update({key: extra[key] for key in ("step", "not") if key in extra})
     if out["kind"] == "choice":
         out["choices"] = choices(name)
     out["min"] = out.get("ge", out.get("gt"))

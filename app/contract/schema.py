@@ -54,6 +54,8 @@ _KEYWORDS = {
     "lt": "exclusiveMaximum",
     "min_length": "minLength",
     "max_length": "maxLength",
+    "pattern": "pattern",  # the prompt's: no control character (the server refuses them too)
+    "not": "not",  # a time's: no subnormal (witness.settings.NOT_SUBNORMAL)
 }
 
 

@@ -66,8 +66,19 @@ export const SETTINGS = {
   "greedy": {"kind": "bool", "type": "boolean"},
   "seed": {"kind": "int", "type": "integer", "minimum": 0, "maximum": 2147483647},
   "tokens": {"kind": "int", "type": "integer", "minimum": 1, "maximum": 256},
-  "prompt": {"kind": "str", "type": "string", "maxLength": 200},
-  "tpot_ms": {"kind": "float", "type": "number", "exclusiveMinimum": 0, "maximum": 10000},
+  "prompt": {
+    "kind": "str",
+    "type": "string",
+    "maxLength": 200,
+    "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f\\uFFFD]*$"
+  },
+  "tpot_ms": {
+    "kind": "float",
+    "type": "number",
+    "exclusiveMinimum": 0,
+    "maximum": 10000,
+    "not": {"exclusiveMinimum": 0, "exclusiveMaximum": 2.2250738585072014e-308}
+  },
   "ttft_ms": {"kind": "float", "type": "number", "minimum": 0, "maximum": 600000},
   "tree_width": {"kind": "int", "type": "integer", "minimum": 1, "maximum": 4},
   "drafting": {"kind": "choice", "type": "string", "enum": ["sample", "distinct", "top"]},

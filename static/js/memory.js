@@ -134,7 +134,9 @@ function expected(node) {
   if (node.pattern === STATION_URL_PATTERN) return `a /station link of at most ${node.maxLength} characters`;
   let text = [].concat(node.type || []).map((t) => NOUNS[t] || t).join(" or ") + range(node);
   if ("maxLength" in node) text += ` of at most ${node.maxLength} characters`;
-  if ("pattern" in node) text += ` matching ${node.pattern}`;
+  // The prompt's pattern refuses control characters: said as the server says it.
+  if (node.pattern === SETTINGS.prompt.pattern) text += " without control characters";
+  else if ("pattern" in node) text += ` matching ${node.pattern}`;
   return text;
 }
 

@@ -66,6 +66,15 @@ REPLACEMENTS: tuple[Any, ...] = (
     "2026-11-29T24:00:00Z",
     "/station?k=3",
     "javascript:alert(1)",
+    # What the server refuses in a prompt and a time, and the browser must refuse too.
+    "a\x00b",
+    "tab\there",
+    "\x85",
+    "\ufffd",
+    "plain words, é and 中文",
+    1e-320,
+    5e-324,
+    2.2250738585072014e-308,  # the smallest normal number: allowed
 )
 
 

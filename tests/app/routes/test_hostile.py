@@ -36,6 +36,7 @@ from app.config import AppSettings
 from app.main import create_app
 from app.protocol import MAX_HEAD
 from app.rendering.security import security_headers
+from tests.app.routes.test_api import SETTINGS_ROUTES
 from tests.loops import on_own_thread
 from witness import Settings, measured
 from witness.measured import MeasuredRoofline, measure_roofline
@@ -53,14 +54,7 @@ FRAGMENTS = (
 )
 STATE_HTML = PAGES + FRAGMENTS  # read the station state (app/state/query.py), answer HTML
 STATE_JSON = ("/api/checkpoint",)  # the station state, answered as JSON
-SETTINGS_JSON = (
-    "/api/trace",
-    "/api/sweep",
-    "/api/batch",
-    "/api/race",
-    "/api/distributions",
-    "/api/evaluation",
-)
+SETTINGS_JSON = SETTINGS_ROUTES  # the JSON routes that take the settings as their query
 OWN_QUERY = ("/study",)  # its own four answers; anything else is ignored
 NO_QUERY = (
     "/openapi.json",

@@ -65,13 +65,17 @@ def test_the_prediction_step_says_what_match_k_and_c_are_before_it_asks(
     step = html.split('id="step-03"', 1)[1].split("</section>", 1)[0]
     terms = text_of(step, "prediction-terms")
     # One line each, in the words of the lanes the page draws.
-    assert re.search(r"Match\s*how often the Draft lane's token agrees with the Target verifier's", terms)
+    assert re.search(
+        r"Match\s*how often the Draft lane's token agrees with the Target verifier's", terms
+    )
     assert "α" in terms
     assert re.search(r"k\s*how many tokens the Draft lane proposes per Target verifier pass", terms)
     assert re.search(r"Draft cost c\s*one Draft lane pass's cost", terms)
     assert step.count("<dd>") == 3
     # ... before the question.
-    assert step.index('data-testid="prediction-terms"') < step.index('data-testid="prediction-form"')
+    assert step.index('data-testid="prediction-terms"') < step.index(
+        'data-testid="prediction-form"'
+    )
     # The lanes those lines name are on the page.
     for lane in ("Draft lane", "Target verifier"):
         assert f"<h3>{lane}</h3>" in html
@@ -207,7 +211,9 @@ def test_after_a_slider_move_the_change_line_says_how_the_instrument_moved(
     assert frag.status_code == 200
     line = frag.text.split('id="prediction-change"', 1)[1].split("</div>", 1)[0]
     assert 'hx-swap-oob="outerHTML"' in line
-    assert "The instrument has moved since your prediction: k 4 → 9, repair on → off." in unescape(line)
+    assert "The instrument has moved since your prediction: k 4 → 9, repair on → off." in unescape(
+        line
+    )
     (undo,) = find(line.split(">", 1)[1], data_testid="undo-intervention")
     assert "Back to the prediction's settings (k 4, repair on)" in unescape(line)
     back: StationView = view_of(client.get(undo.attrs["href"]))
