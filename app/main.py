@@ -15,6 +15,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.classes.service import ClassRoom
 from app.config import AppSettings, get_settings
+from app.rendering.allocator import limit_arenas
 from app.rendering.collector import CollectBetweenRequests
 from app.rendering.lanes import Lanes
 from app.rendering.pipeline import GZIP_LEVEL, Env, Pipeline
@@ -33,7 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Start-up: fit the tiny models, then calm the garbage collector.
+    """Start-up: cap the malloc arenas (app/rendering/allocator.py), fit the tiny models,
+    then calm the garbage collector.
 
     The render and witness caches keep tens of thousands of small objects alive, and a full
     collection over them paused slider answers for 80-250 ms. Freezing what start-up made
@@ -42,6 +44,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     request (a whole page draws the k sweep: sixteen served requests), and make a full
     collection wait for a hundred middle ones.
     """
+    limit_arenas()
     tiny_models()
     gc.collect()
     gc.freeze()
