@@ -94,15 +94,16 @@ def server_pids(root: int) -> list[int]:
     return pids
 
 
-def rss_each(root: int) -> list[float]:
-    """Resident memory of each server process (the supervisor first), MB."""
+def rss_each(root: int, field: str = "VmRSS") -> list[float]:
+    """Resident memory of each server process (the supervisor first), MB; ``field="VmHWM"``
+    gives each one's peak instead."""
     out = []
     for pid in server_pids(root):
         try:
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             continue
-        m = re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)
+        m = re.search(rf"^{field}:\s+(\d+) kB", status, re.M)
         out.append(int(m.group(1)) / 1024 if m else 0.0)
     return out
 
@@ -385,11 +386,12 @@ def bench_memory(port: int, server: int, states: int, clients: int = 4) -> None:
         for t in threads:
             t.join()
         sent = end
-        each = rss_each(server)
+        each, peaks = rss_each(server), rss_each(server, "VmHWM")
         readings.append(sum(each))
         print(
             f"   after {end:>6} states: {readings[-1]:.0f} MB "
-            f"(each process: {' + '.join(f'{x:.0f}' for x in each)}; "
+            f"(each process: {' + '.join(f'{x:.0f}' for x in each)}, "
+            f"its peak so far {' + '.join(f'{x:.0f}' for x in peaks)}; "
             f"{time.perf_counter() - t0:.0f} s, non-200 {bad})"
         )
     growth = readings[-1] / readings[-2] - 1
