@@ -21,8 +21,9 @@ from app.contract.route import STATIONS, WORKLOAD_FIELDS
 from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.routes.api_models import CheckpointEntry, CheckpointProblems, Manifest
 from app.state.query import parse_query
+from app.views.controls import lowest_offered
 from witness import Settings
-from witness.settings import field_bounds
+from witness.settings import expected_text, field_bounds
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 router = APIRouter()
@@ -79,8 +80,16 @@ def api_checkpoint(request: Request) -> dict[str, Any] | Response:
 
 
 def _serving(env: Env, _: object, __: object) -> Context:
+    # Each field's lowest value and its range in words as the station's own controls give
+    # them: a strict bound (TPOT above 0) offers one step above it and says "above".
     fields = [
-        {"name": n, "label": Settings.model_fields[n].title, **field_bounds(n)}
+        {
+            "name": n,
+            "label": Settings.model_fields[n].title,
+            **field_bounds(n),
+            "lowest": lowest_offered(field_bounds(n)),
+            "range": expected_text(n),
+        }
         for n in WORKLOAD_FIELDS
     ]
     return Context({"fields": fields, "defaults": Settings()})

@@ -119,7 +119,7 @@ def control(name: str, s: Settings, problems: tuple[FieldProblem, ...]) -> Contr
         help=info.description or "",
         value=text,
         value_text=shown,
-        min=_bound(_lowest(bounds)),
+        min=_bound(lowest_offered(bounds)),
         # A text field's bound is its max_length ("max" is there too, and None).
         max=_bound(bounds["max"] if bounds.get("max") is not None else bounds.get("max_length")),
         step=_bound(bounds.get("step")),
@@ -128,7 +128,7 @@ def control(name: str, s: Settings, problems: tuple[FieldProblem, ...]) -> Contr
     )
 
 
-def _lowest(bounds: dict[str, object]) -> object:
+def lowest_offered(bounds: dict[str, object]) -> object:
     """The lowest value a control may offer: for a strict bound (TPOT > 0), one step above."""
     if "gt" in bounds and "step" in bounds:
         return round(float(bounds["gt"]) + float(bounds["step"]), 12)  # type: ignore[arg-type]

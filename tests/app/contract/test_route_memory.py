@@ -10,12 +10,12 @@ import jsonschema
 import pytest
 from fastapi.testclient import TestClient
 
-from app.contract.route import SETTINGS_ADDED_LATER
+from app.contract.route import SETTINGS_ADDED_LATER, WORKLOAD_FIELDS
 from app.views.station import StationView
 from tests.app.forms import PREDICTED, find
 from tests.app.view_models import view_of
 from witness import Settings
-from witness.settings import field_bounds
+from witness.settings import expected_text, field_bounds
 from witness.theory import break_even_alpha
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
@@ -133,6 +133,19 @@ def test_with_nothing_configured_the_header_links_open_the_stand_ins(client: Tes
             assert float(field.attrs["max"]) == field_bounds(name)["max"]
     route = client.get("/route").text
     assert route.count('data-station="') == 10
+
+
+def test_the_serving_stand_in_offers_only_what_the_station_accepts(client: TestClient) -> None:
+    """Its lowest value is one the station takes (TPOT is above 0, so 0 is not offered), and
+    its help says the range as the station's refusal does."""
+    serving = client.get("/serving").text
+    for name in WORKLOAD_FIELDS:
+        (field,) = find(serving, name=name)
+        if field.attrs.get("type") != "number":
+            continue
+        Settings(**{name: float(field.attrs["min"])})  # accepted, or this raises
+        said = re.search(rf'id="sv-{name}-help">([^<]*)</p>', serving)
+        assert said is not None and said[1] == f"{expected_text(name).capitalize()}."
 
 
 def test_configured_urls_are_used(monkeypatch: pytest.MonkeyPatch) -> None:
