@@ -80,19 +80,22 @@ def api_checkpoint(request: Request) -> dict[str, Any] | Response:
 
 
 def _serving(env: Env, _: object, __: object) -> Context:
-    # Each field's lowest value and its range in words as the station's own controls give
-    # them: a strict bound (TPOT above 0) offers one step above it and says "above".
-    fields = [
-        {
-            "name": n,
-            "label": Settings.model_fields[n].title,
-            **field_bounds(n),
-            "lowest": lowest_offered(field_bounds(n)),
-            "range": expected_text(n),
-        }
-        for n in WORKLOAD_FIELDS
-    ]
+    fields = [_workload_field(n) for n in WORKLOAD_FIELDS]
     return Context({"fields": fields, "defaults": Settings()})
+
+
+def _workload_field(name: str) -> dict[str, Any]:
+    """A workload field with its lowest value and its range in words as the station's own
+    controls give them: a strict bound (TPOT above 0) offers one step above and says "above"."""
+    bounds = field_bounds(name)
+    said = expected_text(name)
+    return {
+        "name": name,
+        "label": Settings.model_fields[name].title,
+        **bounds,
+        "lowest": lowest_offered(bounds),
+        "range": f"{said[:1].upper()}{said[1:]}.",
+    }
 
 
 def _route(env: Env, _: object, __: object) -> Context:
