@@ -162,7 +162,15 @@ class Ensemble:
         at_zero = self.speedups(0.0).mean()
         if at_zero <= 1.0:
             return 0.0
-        return float(optimize.brentq(lambda c: self.speedups(c).mean() - 1.0, 0.0, 1e6))
+        # The root is sought in ~30 steps: the passes are made arrays once, not every step
+        # (each step is then `speedups(c).mean()` exactly: verify on, so every cost is > 0).
+        target = np.asarray(self.target_passes, float)
+        draft = np.asarray(self.draft_passes, float)
+
+        def excess(c: float) -> float:
+            return float((self.tokens / np.maximum(target + c * draft, 1e-300)).mean()) - 1.0
+
+        return float(optimize.brentq(excess, 0.0, 1e6))
 
 
 def serve_ensemble(

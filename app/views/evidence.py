@@ -6,7 +6,14 @@ from dataclasses import dataclass
 
 from app.views import fmt
 from app.views.charts import BarChart, Gauge, PassChart, gauge, pass_chart, repair_chart
-from app.views.judgement import LEVEL, formula_gap, formula_speedup, savings, speedup_range
+from app.views.judgement import (
+    LEVEL,
+    Savings,
+    formula_gap,
+    formula_speedup,
+    savings,
+    speedup_range,
+)
 from app.views.pricing import cost_short
 from app.views.tree_chart import TreeChart, ending_sentence, method_name, tree_chart
 from witness import Settings
@@ -426,11 +433,13 @@ def evidence_view(
     ens: Ensemble,
     *,
     chain: Ensemble | None = None,
+    judged: Savings | None = None,
 ) -> EvidenceView:
     """``hrefs[i]`` is (page URL, fragment URL) that selects block i. ``chain`` is the
     ensemble of the chain twin (`chain_twin`) of a tree, typical or lookup state: with it,
-    the evidence sets the method beside the chain at equal draft work."""
-    judged = savings(ens, settings)
+    the evidence sets the method beside the chain at equal draft work. ``judged`` is the
+    savings judgement of ``ens``, when the caller has made it already (the gates share it)."""
+    judged = savings(ens, settings) if judged is None else judged
     typical = settings.acceptance == "typical"
     chips = tuple(
         BlockChip(

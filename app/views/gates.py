@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from app.contract.route import Intervention
 from app.state.query import INTERVENTION_LABELS, RECORDED_FIELDS, Prediction
 from app.views import fmt
-from app.views.judgement import change_sentence, savings
+from app.views.judgement import Savings, change_sentence, savings
 from app.views.tree_chart import ending_sentence, sibling_test
 from witness import Settings
 from witness.ensemble import Comparison, Ensemble
@@ -116,14 +116,17 @@ def _lost_because(s: Settings, c: DistributionCheck) -> str:
     return f"without repair the output over-weights what the draft likes, {tv}."
 
 
-def savings_gate(ens: Ensemble, s: Settings) -> Gate:
-    """Judged over the state's seeded requests, never from the one on screen alone."""
-    judged = savings(ens, s)
+def savings_gate(ens: Ensemble, s: Settings, judged: Savings | None = None) -> Gate:
+    """Judged over the state's seeded requests, never from the one on screen alone
+    (``judged``: that judgement, when the caller has already made it)."""
+    judged = savings(ens, s) if judged is None else judged
     return Gate("Savings", judged.status == "holds", judged.status, judged.sentence)
 
 
-def invariant_view(trace: RequestTrace, ens: Ensemble, s: Settings) -> InvariantView:
-    correct, saves = correctness_gate(trace, s), savings_gate(ens, s)
+def invariant_view(
+    trace: RequestTrace, ens: Ensemble, s: Settings, *, judged: Savings | None = None
+) -> InvariantView:
+    correct, saves = correctness_gate(trace, s), savings_gate(ens, s, judged)
     if not correct.holds:
         summary = "Lossless needs repair: the speedup claim falls at the correctness gate."
     elif saves.status == "void":

@@ -25,6 +25,7 @@ from app.views.classroom import ClassroomView, classroom_view
 from app.views.controls import ControlsView, controls_view
 from app.views.evidence import EvidenceView, chain_twin, evidence_view
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
+from app.views.judgement import savings
 from app.views.prediction import PredictionView, prediction_view
 from app.views.race import RacePanel, race_panel
 from app.views.readout import ReadoutView, readout_view
@@ -139,10 +140,13 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
         # A tree, typical acceptance or a lookup is set beside the chain at the same k and
         # seeds: the chain twin's ensemble (its own memo entry, shared by every such state).
         chain = None if is_chain(s) else witness.ensemble(chain_twin(s))
+        # The savings judgement (a root-finding for the break-even cost among it) is made
+        # once: the evidence and the gates both show it.
+        judged = savings(ens, s)
         evidence = evidence_view(
-            trace, s, selected, witness.quick_check(s), hrefs, ens, chain=chain
+            trace, s, selected, witness.quick_check(s), hrefs, ens, chain=chain, judged=judged
         )
-        invariant = invariant_view(trace, ens, s)
+        invariant = invariant_view(trace, ens, s, judged=judged)
         readout = readout_view(trace, ens, invariant, s)
         cmp = witness.compare(state.prediction.base, s)
         verdict = verdict_view(state.prediction, cmp, trace, s)
