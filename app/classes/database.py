@@ -29,6 +29,7 @@ from __future__ import annotations
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -59,6 +60,8 @@ class Dialect:
     broken: tuple[type[BaseException], ...]
     unavailable: tuple[type[BaseException], ...]
     integrity: tuple[type[BaseException], ...]
+    # What a CREATE ... IF NOT EXISTS raises when another process created the object first.
+    exists: tuple[type[BaseException], ...]
     # What makes a read of a row lock it against writers until commit, not against readers
     # who say the same: PostgreSQL's FOR SHARE. SQLite needs none: a writing transaction
     # there holds the database's one write lock (BEGIN IMMEDIATE).
@@ -80,8 +83,8 @@ def sqlite_dialect(path: Path) -> Dialect:
         conn = sqlite3.connect(
             path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
         )
-        conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+        _wal(conn)
         conn.execute("PRAGMA synchronous=NORMAL")
         return conn
 
@@ -93,9 +96,29 @@ def sqlite_dialect(path: Path) -> Dialect:
         broken=(),
         unavailable=(sqlite3.OperationalError,),
         integrity=(sqlite3.IntegrityError,),
+        exists=(),  # CREATE ... IF NOT EXISTS runs under the one write lock: it cannot race
         for_share="",
         writers=1,
     )
+
+
+# A new database file's first connections race to switch it to WAL, which needs the file to
+# themselves: SQLite answers the loser "database is locked" at once, without the busy handler
+# (seen with four workers opening one new file together). WAL is kept in the file, so a retry
+# finds it set by the winner.
+WAL_RETRY_S = 0.01
+
+
+def _wal(conn: sqlite3.Connection) -> None:
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(WAL_RETRY_S)
 
 
 def postgres_dialect(url: str) -> Dialect:
@@ -113,6 +136,14 @@ def postgres_dialect(url: str) -> Dialect:
         broken=(psycopg.OperationalError, psycopg.InterfaceError),
         unavailable=(psycopg.OperationalError, psycopg.InterfaceError),
         integrity=(psycopg.errors.UniqueViolation,),
+        # Two CREATE TABLE IF NOT EXISTS at once both find no table, and the second to commit
+        # meets the first's catalogue rows: as a unique violation, or (seen with four workers
+        # starting together) as "relation already exists" or "type already exists".
+        exists=(
+            psycopg.errors.UniqueViolation,
+            psycopg.errors.DuplicateTable,
+            psycopg.errors.DuplicateObject,
+        ),
         for_share=" FOR SHARE",
         writers=8,
     )

@@ -95,7 +95,7 @@ def _version_table(db: Database) -> None:
     try:
         with db.write() as tx:
             tx.rows(VERSION_TABLE)
-    except db.dialect.integrity:
+    except db.dialect.exists:
         # PostgreSQL's IF NOT EXISTS can still collide with a concurrent CREATE on its
-        # catalogue's unique index; the table exists either way.
+        # catalogue (app.classes.database, `exists`); the table exists either way.
         pass
