@@ -10,8 +10,8 @@ reuses the previous answer's grid.
 The owner decides the lifetime: the app makes one cache per app instance; a caller that
 passes none gets a fresh cache for that one call (laws are still shared within it). Two
 things stay process-wide on purpose, because no request can change them: `tiny_models()`
-(the models fitted once from the shipped corpus, with their own bounded row caches) and
-`witness.settings._bounds` (the `Settings` model's bounds, read once per field).
+(the models fitted once from the shipped corpus, every row they can give in two read-only
+tables) and `witness.settings._bounds` (the `Settings` model's bounds, read once per field).
 """
 
 from __future__ import annotations

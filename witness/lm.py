@@ -4,15 +4,20 @@
 - draft  d(w | v):    an interpolated bigram (one word of context: cheaper and blunter).
 
 The fit is counting, so it takes milliseconds and is done once per process (`tiny_models`).
-Rows are cached and read-only: a served request asks for the same contexts again each time
-a slider moves.
+Every row either model can give is computed then, into two read-only tables: the target has
+one row per context the corpus has a trigram for (~2 400) and one per last word for every
+other context (its bigram mixture alone), ~3 000 rows in all (15 MB); the draft one per last
+word. A request's contexts wander far beyond the corpus's (drafts come from a smoothed q), so
+rows cached per (before, prev) pair missed most of the time and held duplicates of the same
+fallback row; a table lookup never misses, and a step of many requests gathers its rows with
+one `numpy.take` (`witness.lockstep`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +33,6 @@ _TOKEN = re.compile(r"[a-z]+|[.,]")
 # the draft disagrees with it often enough that acceptance is far from 1 at match 0.
 TARGET_WEIGHTS = (0.90, 0.07, 0.025, 0.005)  # trigram, bigram, unigram, uniform
 DRAFT_WEIGHTS = (0.55, 0.35, 0.10)  # bigram, unigram, uniform
-_ROW_CACHE = 8192
 
 
 def tokenize(text: str) -> list[str]:
@@ -80,8 +84,25 @@ class TinyModels:
             int(contexts[s]): (tri_keys[s:e] % v, tri_counts[s:e].astype(np.float64))
             for s, e in zip(starts, ends, strict=True)
         }
-        self.target_row = lru_cache(maxsize=_ROW_CACHE)(self._target_row)
-        self.draft_row = lru_cache(maxsize=_ROW_CACHE)(self._draft_row)
+        # The tables. Target row r: r < V is context (unseen, prev = r); r >= V is the
+        # (r - V)-th trigram context. `row_of[before, prev]` names a context's row.
+        seen = sorted(self._trigram)
+        self.target_rows = _frozen(
+            np.stack(
+                [self._target_row(-1, prev) for prev in range(v)]
+                + [self._target_row(c // v, c % v) for c in seen]
+            )
+        )
+        row_of = np.tile(np.arange(v, dtype=np.intp), (v, 1))
+        for r, c in enumerate(seen, start=v):
+            row_of[c // v, c % v] = r
+        self.row_of: NDArray[np.intp] = row_of
+        self.row_of.flags.writeable = False
+        self.draft_rows = _frozen(np.stack([self._draft_row(prev) for prev in range(v)]))
+        # Per-call lookups in plain Python (a list index is cheaper than a numpy scalar one).
+        self._row_list: list[list[int]] = row_of.tolist()
+        self._target_views: tuple[FloatArray, ...] = tuple(self.target_rows)
+        self._draft_views: tuple[FloatArray, ...] = tuple(self.draft_rows)
 
     def _bigram_row(self, prev: int) -> FloatArray:
         row = self._bigram[prev]
@@ -91,16 +112,26 @@ class TinyModels:
     def _target_row(self, before: int, prev: int) -> FloatArray:
         w_tri, w_bi, w_uni, w_flat = TARGET_WEIGHTS
         row = w_bi * self._bigram_row(prev) + w_uni * self.unigram + w_flat / self.size
-        seen = self._trigram.get(before * self.size + prev)
+        seen = self._trigram.get(before * self.size + prev) if before >= 0 else None
         if seen is not None:  # an unseen context falls back to the bigram mixture alone
             nxt, cnt = seen
             row[nxt] += w_tri * cnt / cnt.sum()
-        return _frozen(row / row.sum())
+        out: FloatArray = row / row.sum()
+        return out
 
     def _draft_row(self, prev: int) -> FloatArray:
         w_bi, w_uni, w_flat = DRAFT_WEIGHTS
         row = w_bi * self._bigram_row(prev) + w_uni * self.unigram + w_flat / self.size
-        return _frozen(row / row.sum())
+        out: FloatArray = row / row.sum()
+        return out
+
+    def target_row(self, before: int, prev: int) -> FloatArray:
+        """p(. | before, prev) for token ids, read-only (a row of `target_rows`)."""
+        return self._target_views[self._row_list[before][prev]]
+
+    def draft_row(self, prev: int) -> FloatArray:
+        """d(. | prev) for a token id, read-only (a row of `draft_rows`)."""
+        return self._draft_views[prev]
 
     def target(self, context: Sequence[int]) -> FloatArray:
         """p(· | last two tokens of context), with sentence boundaries padding a short one."""
@@ -124,7 +155,7 @@ class TinyModels:
 
 
 def _frozen(row: FloatArray) -> FloatArray:
-    """Cached rows are shared by every request: make accidental writes an error."""
+    """The tables are shared by every request: make accidental writes an error."""
     out: FloatArray = np.asarray(row, dtype=np.float64)
     out.flags.writeable = False
     return out

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -51,7 +51,9 @@ def serve_lockstep(
         return []
     s = settings
     models = tiny_models()
-    target_row, draft_row = models.target_row, models.draft_row
+    # Every row either model can give, as tables: a step gathers its [m, V] rows with one
+    # `numpy.take` each (a copy of the same values, so the arithmetic below is unchanged).
+    target_rows, row_of, draft_rows = models.target_rows, models.row_of, models.draft_rows
     prompt, _ = models.encode(s.prompt)
     tokens, k, match, greedy, verify, repair = s.tokens, s.k, s.match, s.greedy, s.verify, s.repair
     adversary = s.draft_source == "adversary"
@@ -99,15 +101,15 @@ def serve_lockstep(
         for i in range(int(drafts.max())):
             # The rows of ``live`` drafting position i: all of them but near the end.
             here: IntArray | slice = slice(None) if i < everyone else np.flatnonzero(drafts > i)
-            pb, pp = before[here].tolist(), prev[here].tolist()
-            m = len(pb)
+            pb, pp = before[here], prev[here]
+            m = pb.size
             r = rows[:m]
-            s_i = _fill(sampled[:m], map(target_row, pb, pp))
+            s_i = np.take(target_rows, row_of[pb, pp], axis=0, out=sampled[:m])
             p_i = _one_hot(p[:m], s_i.argmax(axis=1)) if greedy else s_i
             if adversary:
                 d_i = _one_hot(d[:m], s_i.argmin(axis=1))
             else:
-                d_i = _fill(d[:m], map(draft_row, pp))
+                d_i = np.take(draft_rows, pp, axis=0, out=d[:m])
             q_i = q[:m]
             np.multiply(match, s_i, out=q_i)
             np.multiply(1.0 - match, d_i, out=d_i)
@@ -141,8 +143,8 @@ def serve_lockstep(
                 final[rejected] = _residual(final[rejected], final_q[rejected])
             bonus = np.flatnonzero(first == drafts)  # p at the context after the drafts
             if bonus.size:
-                bb, bp = before[bonus].tolist(), prev[bonus].tolist()
-                p_b = _fill(q[: bonus.size], map(target_row, bb, bp))
+                at_bonus = row_of[before[bonus], prev[bonus]]
+                p_b = np.take(target_rows, at_bonus, axis=0, out=q[: bonus.size])
                 final[bonus] = _one_hot(p[: bonus.size], p_b.argmax(axis=1)) if greedy else p_b
             f = final[: live.size]
             x[rows[: live.size], first] = _sample(
@@ -170,12 +172,6 @@ def serve_lockstep(
             )
         )
     return served
-
-
-def _fill(out: FloatArray, rows: Iterable[FloatArray]) -> FloatArray:
-    """Stack cached rows into ``out`` (its first len(rows) rows)."""
-    np.concatenate(list(rows), out=out.reshape(-1))
-    return out
 
 
 def _one_hot(out: FloatArray, index: IntArray) -> FloatArray:
