@@ -21,11 +21,17 @@ The two lanes share the GIL, so while a heavy request runs, slider answers still
 half of the interpreter instead of waiting seconds behind it. Each lane bounds its queue: past
 that, the request is answered at once with 503 and Retry-After (`Busy`), not left to time out.
 Each worker process has its own lanes (`STATION08_WORKERS`).
+
+When a request's turn comes, the lane first asks whether its client is still there (`gone`):
+a learner who reloaded, a phone that dropped off the network, a client that gave up waiting
+(wrk after its timeout) has left a request nobody will read, and under a class's load the
+queue is exactly when computing it would make everyone behind it wait longer. Such a request
+is dropped (`Gone`) instead of rendered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
@@ -56,6 +62,10 @@ class Busy(Exception):
         self.retry_after = RETRY_AFTER_SECONDS
 
 
+class Gone(Exception):
+    """The client left while its request waited: nothing was rendered, nothing is sent."""
+
+
 @dataclass(slots=True)
 class Lane:
     """One thread at a time, with at most ``queue`` requests waiting for it."""
@@ -78,9 +88,20 @@ class Lane:
 
     async def run(self, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """``work(*args, **kwargs)`` on this lane's thread, once it is free."""
+        return await self.run_unless(None, lambda: work(*args, **kwargs))
+
+    async def run_unless(
+        self, gone: Callable[[], Awaitable[bool]] | None, work: Callable[[], T]
+    ) -> T:
+        """``work()`` on this lane's thread once it is free, unless ``gone()`` says then that
+        nobody is waiting for it any more (`Gone`)."""
         if self.waiting >= self.queue:
             raise Busy(self.name, self.waiting)
-        return await anyio.to_thread.run_sync(lambda: work(*args, **kwargs), limiter=self._limiter)
+        async with self._limiter:
+            if gone is not None and await gone():
+                raise Gone()
+            # The lane's token is held: the default thread pool only lends the thread.
+            return await anyio.to_thread.run_sync(work)
 
 
 @dataclass(slots=True)

@@ -9,7 +9,8 @@ gzipped once) and the answer's status and headers, never the view models that ma
 are a few hundred small objects per state, and every object a cache keeps alive is one more
 for the garbage collector to walk (app/rendering/collector.py). A cached answer is sent from
 the event loop; a new state is rendered in one of the app's two lanes (app/rendering/lanes.py),
-after the handler has returned, so a request waiting for its render holds no thread.
+after the handler has returned, so a request waiting for its render holds no thread, and one
+whose client has left by its turn is dropped unrendered.
 
 Tests read view models by calling the view functions themselves (they are pure), and the HTTP
 layer through responses; nothing here exists for a test client.
@@ -20,15 +21,17 @@ from __future__ import annotations
 import gzip
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
+import anyio
 from fastapi.templating import Jinja2Templates
 from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from app.config import AppSettings
-from app.rendering.lanes import Busy, Lanes
+from app.rendering.lanes import Busy, Gone, Lanes
 from app.rendering.memo import Memo
 from app.services import Witness
 
@@ -151,14 +154,33 @@ class Deferred(Response):
         if rendered is None:
             try:
                 lane = pipeline.lanes.pick(page.is_heavy(key))
-                rendered = await lane.run(pipeline.render, page, key, variant)
+                rendered = await lane.run_unless(
+                    partial(disconnected, receive), partial(pipeline.render, page, key, variant)
+                )
             except Busy as busy:
                 answer = Busy503(busy)
+            except Gone:
+                return  # the client has left: there is nobody to answer
             else:
                 answer = EncodedHTML(rendered)
         else:
             answer = EncodedHTML(rendered)
         await answer(scope, receive, send)
+
+
+async def disconnected(receive: Receive) -> bool:
+    """Has the client gone, as far as the server knows now? Never waits: it reads what the
+    connection already has (a GET's empty body, then a disconnect if one came) and stops at
+    the first message that is not ready."""
+    with anyio.CancelScope() as scope:
+        scope.cancel()  # every wait below is cut short; a message already there is not
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return True
+            if not message.get("more_body", False):
+                break  # the whole body was there; what comes next would be a wait
+    return False
 
 
 class Pipeline:

@@ -1,0 +1,113 @@
+"""A request whose client left while it waited in a lane is dropped, not rendered.
+
+Over a real uvicorn server (a disconnect is the server's to notice, so no in-process client
+can stand in): one slow render holds the interactive lane, two more clients ask and hang up
+while it runs, a fourth asks and waits. Only the first and the fourth are rendered.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+
+from app.config import AppSettings
+from app.main import create_app
+from app.protocol import UVICORN
+from app.rendering import pipeline as pipeline_module
+from app.rendering.pipeline import Context, Env, Page, Pipeline
+
+# Seconds each render sleeps: the hang-ups must reach the server while the first one runs.
+SLOW = 1.2
+
+
+@dataclass
+class Served:
+    port: int
+    built: list[int] = field(default_factory=list)
+
+
+def _app(built: list[int]) -> FastAPI:
+    app = create_app(settings=AppSettings())
+
+    def build(env: Env, key: object, variant: object) -> Context:
+        assert isinstance(key, int)
+        built.append(key)
+        time.sleep(SLOW)  # stands in for a never-seen state's numpy work
+        return Context({"fields": [], "defaults": None})
+
+    slow = Page("serving.html", build)  # the interactive lane, as a slider's answer
+
+    @app.get("/test/slow/{n}")
+    def answer(request: Request, n: int) -> Response:
+        pipeline: Pipeline = request.app.state.pipeline
+        return pipeline.respond(slow, n)
+
+    return app
+
+
+@pytest.fixture
+def served() -> Iterator[Served]:
+    built: list[int] = []
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    config = uvicorn.Config(_app(built), log_level="error", **UVICORN)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert server.started, "the server did not start"
+    yield Served(sock.getsockname()[1], built)
+    server.should_exit = True
+    thread.join(timeout=10)
+    sock.close()
+
+
+def _ask(port: int, n: int) -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall(f"GET /test/slow/{n} HTTP/1.1\r\nHost: station.test\r\n\r\n".encode())
+    return s
+
+
+def _status(s: socket.socket) -> bytes:
+    with s:
+        return s.recv(64).split(b"\r\n", 1)[0]
+
+
+def _hang_ups_while_the_lane_is_busy(port: int) -> list[bytes]:
+    first = _ask(port, 0)
+    time.sleep(0.1)  # the first render is running
+    for n in (1, 2):
+        _ask(port, n).close()  # asks, then leaves before its turn
+    time.sleep(0.1)
+    last = _ask(port, 3)
+    return [_status(last), _status(first)]
+
+
+def test_a_request_whose_client_left_is_never_rendered(served: Served) -> None:
+    statuses = _hang_ups_while_the_lane_is_busy(served.port)
+    assert statuses == [b"HTTP/1.1 200 OK"] * 2
+    assert served.built == [0, 3]
+
+
+def test_teeth_without_the_check_the_lane_renders_for_nobody(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def never_gone(receive: object) -> bool:
+        return False
+
+    monkeypatch.setattr(pipeline_module, "disconnected", never_gone)
+    statuses = _hang_ups_while_the_lane_is_busy(served.port)
+    assert statuses == [b"HTTP/1.1 200 OK"] * 2
+    # The two who left may reach the lane in either order; both are rendered for nobody.
+    assert served.built[0] == 0 and sorted(served.built) == [0, 1, 2, 3]
