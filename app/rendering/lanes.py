@@ -24,9 +24,9 @@ Each worker process has its own lanes (`STATION08_WORKERS`).
 
 When a request's turn comes, the lane first asks whether its client is still there (`gone`):
 a learner who reloaded, a phone that dropped off the network, a client that gave up waiting
-(wrk after its timeout) has left a request nobody will read, and under a class's load the
-queue is exactly when computing it would make everyone behind it wait longer. Such a request
-is dropped (`Gone`) instead of rendered.
+(wrk after its timeout) has left a request nobody will read, and under a class's load
+computing it would make everyone queued behind it wait longer. Such a request is dropped
+(`Gone`) instead of rendered.
 """
 
 from __future__ import annotations
