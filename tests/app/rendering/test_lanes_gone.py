@@ -2,7 +2,8 @@
 
 Over a real uvicorn server (a disconnect is the server's to notice, so no in-process client
 can stand in): one slow render holds the interactive lane, two more clients ask and hang up
-while it runs, a fourth asks and waits. Only the first and the fourth are rendered.
+while it runs, a fourth asks and waits. Only the first and the fourth are rendered. Then the
+check itself (`disconnected`), against ASGI receives that would otherwise wait forever.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 
+import anyio
 import pytest
 import uvicorn
 from fastapi import FastAPI, Request
@@ -22,7 +24,8 @@ from app.config import AppSettings
 from app.main import create_app
 from app.protocol import UVICORN
 from app.rendering import pipeline as pipeline_module
-from app.rendering.pipeline import Context, Env, Page, Pipeline
+from app.rendering.pipeline import Context, Env, Page, Pipeline, disconnected
+from tests.loops import on_own_thread
 
 # Seconds each render sleeps: the hang-ups must reach the server while the first one runs.
 SLOW = 1.2
@@ -111,3 +114,44 @@ def test_teeth_without_the_check_the_lane_renders_for_nobody(
     assert statuses == [b"HTTP/1.1 200 OK"] * 2
     # The two who left may reach the lane in either order; both are rendered for nobody.
     assert served.built[0] == 0 and sorted(served.built) == [0, 1, 2, 3]
+
+
+# --- `disconnected` alone: it reads what is there and never waits ---------------------------
+
+
+def _receive(*messages: dict[str, object]) -> Callable[[], Awaitable[dict[str, object]]]:
+    """An ASGI receive that hands out ``messages`` and then waits forever, as a connection
+    with nothing more to say does."""
+    queue = list(messages)
+
+    async def receive() -> dict[str, object]:
+        if queue:
+            return queue.pop(0)
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    return receive
+
+
+BODY = {"type": "http.request", "body": b"", "more_body": False}
+GONE = {"type": "http.disconnect"}
+
+
+@pytest.mark.parametrize(
+    ("messages", "gone"),
+    [
+        ((BODY,), False),  # a GET, its client still there: the next read would wait
+        ((), False),  # the body already read (a form post): the first read would wait
+        ((GONE,), True),  # the client left before its body was read
+        ((BODY, GONE), True),  # the client left after
+        (({**BODY, "more_body": True}, BODY, GONE), True),  # a body in parts, then gone
+    ],
+)
+def test_disconnected_reads_only_what_the_connection_already_has(
+    messages: tuple[dict[str, object], ...], gone: bool
+) -> None:
+    async def ask() -> bool:
+        with anyio.fail_after(1):  # it must never wait: a wait is a failure here, not a hang
+            return await disconnected(_receive(*messages))  # type: ignore[arg-type]
+
+    assert on_own_thread(anyio.run, ask) is gone
