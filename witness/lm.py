@@ -99,8 +99,10 @@ class TinyModels:
         self.row_of: NDArray[np.intp] = row_of
         self.row_of.flags.writeable = False
         self.draft_rows = _frozen(np.stack([self._draft_row(prev) for prev in range(v)]))
-        # Per-call lookups in plain Python (a list index is cheaper than a numpy scalar one).
-        self._row_list: list[list[int]] = row_of.tolist()
+        # Per-call lookups in plain Python (cheaper than a numpy scalar index): the seen
+        # contexts' rows by key, every other context on its last word's row. (A [V][V] list
+        # would be 10 MB and 240 000 objects a worker for the same answer.)
+        self._seen_row: dict[int, int] = {c: r for r, c in enumerate(seen, start=v)}
         self._target_views: tuple[FloatArray, ...] = tuple(self.target_rows)
         self._draft_views: tuple[FloatArray, ...] = tuple(self.draft_rows)
 
@@ -127,7 +129,7 @@ class TinyModels:
 
     def target_row(self, before: int, prev: int) -> FloatArray:
         """p(. | before, prev) for token ids, read-only (a row of `target_rows`)."""
-        return self._target_views[self._row_list[before][prev]]
+        return self._target_views[self._seen_row.get(before * self.size + prev, prev)]
 
     def draft_row(self, prev: int) -> FloatArray:
         """d(. | prev) for a token id, read-only (a row of `draft_rows`)."""

@@ -67,10 +67,8 @@ def test_teeth_a_table_that_drops_the_trigram_fails_the_bit_for_bit_check() -> N
     # Break the tables the way a careless fit would (every context on its last word's row):
     # the formula check must then fail on the seen contexts.
     models = tiny_models()
-    v = models.size
-    flat = [[prev for prev in range(v)] for _ in range(v)]
     broken = object.__new__(TinyModels)
-    broken.__dict__.update(models.__dict__, _row_list=flat)
+    broken.__dict__.update(models.__dict__, _seen_row={})
     mismatched = [
         (b, p)
         for b, p in _contexts(models)
