@@ -264,7 +264,12 @@ def prices(s: Settings, ks: NDArray[np.int64]) -> FloatArray:
     cost = costing(s)
     if cost.machine is None or cost.pair is None:
         return np.full(ks.shape, cost.c)
-    width = drafted_width(s)
+    return _roofline_prices(cost, drafted_width(s), ks)
+
+
+def _roofline_prices(cost: Costing, width: int, ks: NDArray[np.int64]) -> FloatArray:
+    assert cost.machine is not None
+    assert cost.pair is not None
     t, m = cost.pair.target, cost.machine
     memory = (t.params * BF16 + cost.batch * cost.context * t.kv_per_token) / m.bandwidth
     # A tree's nodes, w + w² + … + w^k, in floats: past the width's range (where the search
@@ -273,6 +278,20 @@ def prices(s: Settings, ks: NDArray[np.int64]) -> FloatArray:
         nodes = width * (np.float64(width) ** ks - 1.0) / (width - 1) if width > 1 else ks
         seconds = np.maximum(memory, 2.0 * t.params * cost.batch * (1.0 + nodes) / m.flops)
         out: FloatArray = cost.c + (seconds / cost.plain_seconds - 1.0) / ks
+    return out
+
+
+_SEARCH = np.arange(1, K_SEARCH_ON_MACHINE + 1)
+_SEARCH.flags.writeable = False
+
+
+@lru_cache(maxsize=512)
+def _search_prices(cost: Costing, width: int) -> FloatArray:
+    """`prices` over the whole search for a best k, kept per pricing: they do not depend on
+    α, and a never-seen state (a new match) asks for them again at every batch of its batch
+    table. Read-only, as it is shared; each element is what `prices` computes for that k."""
+    out = _roofline_prices(cost, width, _SEARCH)
+    out.flags.writeable = False
     return out
 
 
@@ -288,13 +307,12 @@ def priced_optimum(s: Settings, alpha: float, k_max: int) -> Optimum:
     cost = costing(s)
     if cost.machine is None:
         return draft_length_optimum(alpha, cost.c, k_max)
-    top = K_SEARCH_ON_MACHINE
-    ks = np.arange(1, top + 1)
+    top, ks = K_SEARCH_ON_MACHINE, _SEARCH
     if alpha >= 1.0:
         tokens = ks + 1.0
     else:
         tokens = (1.0 - alpha ** (ks + 1)) / (1.0 - alpha)
-    speedups = np.round(tokens / (ks * prices(s, ks) + 1.0), 12)
+    speedups = np.round(tokens / (ks * _search_prices(cost, drafted_width(s)) + 1.0), 12)
     inside = int(ks[np.argmax(speedups[:k_max])])
     best = int(ks[np.argmax(speedups)])
     return Optimum(inside, k_max, best if best < top else None, None if best < top else inf)
