@@ -23,7 +23,17 @@ from app.rendering.refusals import validation_refused
 from app.rendering.requests import RequestShape
 from app.rendering.security import SecurityHeaders
 from app.rendering.templating import make_templates
-from app.routes import api, class_pages, classes, pages, roofline, route, steps, study
+from app.routes import (
+    api,
+    class_learner,
+    class_pages,
+    classes,
+    pages,
+    roofline,
+    route,
+    steps,
+    study,
+)
 from app.routes import race as race_routes
 from app.routes.api_models import Health
 from app.services import Witness
@@ -88,6 +98,7 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     app.include_router(race_routes.router)
     app.include_router(classes.router)
     app.include_router(class_pages.router)
+    app.include_router(class_learner.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/favicon.ico", include_in_schema=False)

@@ -70,14 +70,14 @@ FORM_MAX = 1024  # bytes: the question form sends one preset id
 # --------------------------------------------------------------------------- the service
 
 
-def _classes(request: Request) -> ClassRoom:
+def room_of(request: Request) -> ClassRoom:
     room: ClassRoom = request.app.state.classes  # made by create_app
     return room
 
 
 def _snapshot(request: Request, code: str) -> Snapshot:
     """The class's current question and its tally, as counts of validated values only."""
-    tally = _classes(request).tally(code)
+    tally = room_of(request).tally(code)
     by = {
         i: (Said(*_split(e.faster)), Said(*_split(e.kept)))
         for i, e in tally.by_intervention.items()
@@ -99,7 +99,7 @@ def host_key(request: Request, code: str) -> str | None:
     key = request.cookies.get(HOST_COOKIE)
     if not key or len(key) > 256:
         return None
-    return key if _classes(request).is_host(code, key) else None
+    return key if room_of(request).is_host(code, key) else None
 
 
 def _cookie(response: Response, request: Request, code: str, key: str, expires: datetime) -> None:
@@ -149,11 +149,11 @@ def refuse(request: Request, error: ClassRefused) -> Response:
         status, title = 422, "No such question"
     elif isinstance(error, StorageUnavailable):
         status, title, retry = 503, "Try again in a moment", 1
-    return _pipeline(request).respond(REFUSED, Refusal(title, error.message, status, retry))
+    return pages_of(request).respond(REFUSED, Refusal(title, error.message, status, retry))
 
 
-def _forbidden(request: Request, message: str) -> Response:
-    return _pipeline(request).respond(REFUSED, Refusal("Only the instructor", message, 403))
+def forbidden(request: Request, message: str) -> Response:
+    return pages_of(request).respond(REFUSED, Refusal("Only the instructor", message, 403))
 
 
 NO_KEY = (
@@ -162,12 +162,12 @@ NO_KEY = (
 )
 
 
-def _pipeline(request: Request) -> Pipeline:
+def pages_of(request: Request) -> Pipeline:
     pipeline: Pipeline = request.app.state.pipeline
     return pipeline
 
 
-def _code_or_404(request: Request, text: str) -> str | Response:
+def code_or_404(request: Request, text: str) -> str | Response:
     code = normal_code(text)
     return code if code is not None else refuse(request, UnknownClass(""))
 
@@ -187,7 +187,7 @@ OPEN = Page("class/open.html", _open)
 @router.get("/class")
 def open_page(request: Request) -> Response:
     """The instructor's start: one button opens a class."""
-    return _pipeline(request).respond(OPEN)
+    return pages_of(request).respond(OPEN)
 
 
 @router.post("/class")
@@ -195,9 +195,9 @@ def open_class(request: Request) -> Response:
     """Open a class, keep its key in this browser's cookie, and go to the dashboard."""
     refused = cross_site(request)  # the JSON API's rule too (app/classes/origin.py)
     if refused:
-        return _forbidden(request, refused)
+        return forbidden(request, refused)
     try:
-        opened = _classes(request).open(str(request.base_url).rstrip("/"))
+        opened = room_of(request).open(str(request.base_url).rstrip("/"))
     except ClassRefused as error:
         return refuse(request, error)
     response = RedirectResponse(f"/class/{opened.code}", status_code=303)
@@ -209,15 +209,15 @@ def open_class(request: Request) -> Response:
 @router.get("/class/{code}/host")
 def take_key(request: Request, code: str, key: str = "") -> Response:
     """Move a host key from the address into the cookie, then drop it from the address."""
-    found = _code_or_404(request, code)
+    found = code_or_404(request, code)
     if isinstance(found, Response):
         return found
-    classes = _classes(request)
+    classes = room_of(request)
     info = classes.find(found)
     if info is None:
         return refuse(request, UnknownClass(found))
     if len(key) > 256 or not key or not classes.is_host(found, key):
-        return _forbidden(request, "That is not this class's instructor key.")
+        return forbidden(request, "That is not this class's instructor key.")
     response = RedirectResponse(f"/class/{found}", status_code=303)
     _cookie(response, request, found, key, info.expires_at)
     response.headers["Cache-Control"] = "no-store"
@@ -292,10 +292,10 @@ LIVE = Page("class/_live.html", _live, heavy=_revealed)
 @router.get("/class/{code}")
 def dashboard(request: Request, code: str) -> Response:
     """The projector's dashboard: code, QR, question, tally; the reveal once revealed."""
-    found = _code_or_404(request, code)
+    found = code_or_404(request, code)
     if isinstance(found, Response):
         return found
-    classes = _classes(request)
+    classes = room_of(request)
     try:
         info = classes.find(found)
         if info is None:
@@ -311,13 +311,13 @@ def dashboard(request: Request, code: str) -> Response:
         _expires(info.expires_at),
         request.url.hostname in LOOPBACK,
     )
-    return _pipeline(request).respond(DASHBOARD, key)
+    return pages_of(request).respond(DASHBOARD, key)
 
 
 @router.get("/class/{code}/live")
 def live_fragment(request: Request, code: str, seen: str = "") -> Response:
     """The dashboard's live part (htmx polls it); 204 when it would not change."""
-    found = _code_or_404(request, code)
+    found = code_or_404(request, code)
     if isinstance(found, Response):
         return found
     try:
@@ -325,12 +325,12 @@ def live_fragment(request: Request, code: str, seen: str = "") -> Response:
     except UnknownClass:
         # The class expired under the projector: say so, in place, and stop polling (the
         # answer has no hx-trigger). 200, so htmx swaps it in rather than logging an error.
-        return _pipeline(request).respond(ENDED, found)
+        return pages_of(request).respond(ENDED, found)
     except ClassRefused as error:
         return refuse(request, error)
     if seen and seen == snap.version:
         return Response(status_code=204, headers={"Cache-Control": "no-store"})
-    return _pipeline(request).respond(LIVE, snap)
+    return pages_of(request).respond(LIVE, snap)
 
 
 def _ended(env: Env, code: str, _: object) -> Context:
@@ -345,19 +345,19 @@ ENDED = Page("class/_ended.html", _ended)
 
 def _act(request: Request, code: str, action: str, preset: str = "") -> Response:
     """Reveal, Next question, or a chosen question: the cookie's key, same site only."""
-    found = _code_or_404(request, code)
+    found = code_or_404(request, code)
     if isinstance(found, Response):
         return found
     refused = cross_site(request)  # the JSON API's rule too (app/classes/origin.py)
     if refused:
-        return _forbidden(request, refused)
-    classes = _classes(request)
+        return forbidden(request, refused)
+    classes = room_of(request)
     key = request.cookies.get(HOST_COOKIE, "")
     try:
         if classes.find(found) is None:
             raise UnknownClass(found)
         if not key or len(key) > 256:
-            return _forbidden(request, NO_KEY)
+            return forbidden(request, NO_KEY)
         if action == "reveal":
             classes.reveal(found, key)
         elif action == "next":
@@ -367,7 +367,7 @@ def _act(request: Request, code: str, action: str, preset: str = "") -> Response
     except AlreadyRevealed:
         pass  # revealed already (another tab): the dashboard shows it
     except NotHost:
-        return _forbidden(request, NO_KEY)
+        return forbidden(request, NO_KEY)
     except ClassRefused as error:
         return refuse(request, error)
     return RedirectResponse(f"/class/{found}", status_code=303)
@@ -387,14 +387,25 @@ def next_question(request: Request, code: str) -> Response:
 async def choose_question(request: Request, code: str) -> Response:
     """A preset chosen from the dashboard's list (a urlencoded form of one short field; the
     station has no multipart parser, and needs none)."""
+    fields = await read_form(request, max_fields=4)
+    if fields is None:
+        return forbidden(request, "That form is larger than the dashboard ever sends.")
+    return await run_in_threadpool(_act, request, code, "question", fields.get("preset", ""))
+
+
+async def read_form(request: Request, max_fields: int) -> dict[str, str] | None:
+    """A urlencoded form of a few short fields, each field's last value; None when the body
+    is longer than `FORM_MAX` or has more than ``max_fields`` fields (no form of ours does)."""
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > FORM_MAX:
-            return _forbidden(request, "That form is larger than the dashboard ever sends.")
-    fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=4)
-    preset = (fields.get("preset") or [""])[-1]
-    return await run_in_threadpool(_act, request, code, "question", preset)
+            return None
+    try:
+        fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=max_fields)
+    except ValueError:  # more fields than max_fields
+        return None
+    return {name: values[-1] for name, values in fields.items()}
 
 
 # --------------------------------------------------------------------------- joining
@@ -416,14 +427,14 @@ JOIN = Page("class/join.html", _join)
 def join_page(request: Request, code: str | None = None) -> Response:
     """The learner's start: a code field (GET, so it works without JavaScript)."""
     if code is None:
-        return _pipeline(request).respond(JOIN, JoinForm(""))
+        return pages_of(request).respond(JOIN, JoinForm(""))
     found = normal_code(code[:64])
     if found is None:
         problem = (
             "That is not a class code: a code is six letters and digits, such as K7MPQ2 "
             "(any case; there is no 0, O, 1, I or L)."
         )
-        return _pipeline(request).respond(JOIN, JoinForm(problem))
+        return pages_of(request).respond(JOIN, JoinForm(problem))
     return RedirectResponse(f"/join/{found}", status_code=303)
 
 
@@ -446,15 +457,15 @@ JOINING = Page("class/joining.html", _joining)
 @router.get("/join/{code}")
 def join_code(request: Request, code: str) -> Response:
     """The QR's target: joins this browser to the class (class.js) and opens the question."""
-    found = _code_or_404(request, code)
+    found = code_or_404(request, code)
     if isinstance(found, Response):
         return found
     try:
-        info = _classes(request).find(found)
+        info = room_of(request).find(found)
     except ClassRefused as error:
         return refuse(request, error)
     if info is None:
         return refuse(request, UnknownClass(found))
-    return _pipeline(request).respond(
+    return pages_of(request).respond(
         JOINING, Joining(info.code, info.question, bool(info.revealed))
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from app.config import AppSettings
+from app.contract.live_class import CLASS_INTERVENTIONS, CLASS_PRESET_BY_ID
 from app.services import SLICE_BLOCKS, Witness
 from app.state.query import PREDICTION_FIELDS, FieldProblem, StationState
 from app.views.batch_chart import BatchView, batch_view
@@ -104,6 +105,7 @@ class StationView(LiveView):
 
     carry_prediction: dict[str, str]
     stepthrough: StepThroughView
+    class_send: dict[str, str] | None  # the class banner's no-JavaScript send form
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +188,27 @@ def station_view(state: StationState, app: AppSettings, witness: Witness) -> Sta
         **parts,
         carry_prediction=_without(state.query(), (*PREDICTION_FIELDS, "block")),
         stepthrough=stepthrough_view(state, live.trace, selected_block(state, live.trace)),
+        class_send=class_send(state),
     )
+
+
+_SAID = {None: "", True: "yes", False: "no"}
+
+
+def class_send(state: StationState) -> dict[str, str] | None:
+    """The fields of the class banner's form for a learner without JavaScript
+    (app/routes/class_learner.py): the recorded prediction on one of the class's questions
+    and the address to come back to; None when there is nothing a class could take."""
+    p, question = state.prediction, state.options.preset
+    if p is None or question not in CLASS_PRESET_BY_ID or p.intervention not in CLASS_INTERVENTIONS:
+        return None
+    return {
+        "question": question,
+        "intervention": p.intervention.value,
+        "faster": _SAID[p.expect_faster],
+        "kept": _SAID[p.expect_kept],
+        "back": state.url(),
+    }
 
 
 def sweep_fragment(state: StationState, witness: Witness) -> SweepFragment:

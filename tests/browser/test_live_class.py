@@ -4,8 +4,8 @@ The instructor opens a class; learners join by code (the /join form) and by the 
 each records a prediction on the station; the projector's tally follows within 2 s by
 polling, without a reload; the reveal sets the evidence beside the predictions; Next question
 moves the learners who follow, and not the one who unticked it. Plus: axe on the class
-pages, the dashboard on one 1024 x 768 screen, the dashboard without JavaScript, and a
-damaged membership that never breaks the station.
+pages, the dashboard on one 1024 x 768 screen, the dashboard and a learner without
+JavaScript, and a damaged membership that never breaks the station.
 """
 
 from __future__ import annotations
@@ -224,6 +224,71 @@ def test_without_javascript_a_refresh_shows_the_current_tally(new_context: NewCo
     page.goto(f"/class/{code}")
     page.get_by_test_id("reveal").click()
     expect(page.get_by_test_id("reveal-cheapen_draft")).to_be_visible(timeout=30_000)
+
+
+def test_without_javascript_a_learner_joins_predicts_and_sends(
+    new_context: NewContext, monitor: BrowserMonitor
+) -> None:
+    # The answer to a question the class has left is a 409 page on purpose.
+    monitor.allow_console_error(
+        r"^Failed to load resource: the server responded with a status of 409"
+    )
+    instructor, code = open_class(new_context)
+    learner = new_context(java_script_enabled=False).new_page()
+    learner.goto(f"/join/{code}")
+    join = learner.get_by_test_id("joining-noscript-join")
+    expect(join).to_be_visible()
+    join.click()
+    expect(learner).to_have_url(re.compile(rf"preset={FIRST.id}"))
+    # The station's page is the same for everyone: the form appears beside a prediction.
+    expect(learner.get_by_test_id("class-send")).to_have_count(0)
+    learner.locator("#pred-skip_repair").check()
+    learner.locator("#ef-no").check()
+    learner.locator("#ek-no").check()
+    learner.get_by_test_id("record-prediction").click()
+    send = learner.get_by_test_id("class-send-submit")
+    expect(send).to_be_visible()
+    form = {
+        name: learner.locator(f"[data-testid=class-send] input[name={name}]").get_attribute("value")
+        for name in ("question", "intervention", "faster", "kept", "back")
+    }
+    send.click()
+    expect(learner.get_by_test_id("class-sent")).to_contain_text(f"in class {code}'s tally")
+    expect(learner.get_by_test_id("class-sent-said")).to_contain_text("Faster: no")
+    expect(instructor.get_by_test_id("class-answered")).to_have_text(
+        "1 learner has answered.", timeout=WITHIN
+    )
+    expect(instructor.get_by_test_id("bar-skip_repair")).to_contain_text("1 of 1 (100%)")
+    # Back on the station as it was left: the prediction is still recorded there.
+    learner.get_by_test_id("class-sent-back").click()
+    assert learner.url.endswith(form["back"] or "?")
+    # The instructor moves on: sending the old question says where the class is now.
+    instructor.get_by_test_id("next-question").click()
+    learner.get_by_test_id("class-send-submit").click()
+    expect(learner.get_by_test_id("class-sent")).to_contain_text("moved on")
+    learner.get_by_test_id("class-sent-go").click()
+    expect(learner).to_have_url(re.compile(rf"preset={SECOND.id}"))
+    # axe needs a script, so the answer page is audited in a browser with JavaScript and the
+    # same cookie, the same form posted from the station (<noscript> is not parsed there).
+    audited = new_context()
+    audited.add_cookies(learner.context.cookies())
+    page = audited.new_page()
+    page.goto(SECOND.url)
+    page.evaluate(
+        """fields => {
+          const form = Object.assign(document.createElement("form"),
+            {method: "post", action: "/class/predict"});
+          for (const [name, value] of Object.entries(fields)) {
+            form.append(Object.assign(document.createElement("input"),
+              {type: "hidden", name, value}));
+          }
+          document.body.append(form);
+          form.submit();
+        }""",
+        form | {"question": SECOND.id},
+    )
+    expect(page.get_by_test_id("class-sent")).to_contain_text(f"in class {code}'s tally")
+    axe(page, "a prediction sent without JavaScript")
 
 
 GOOD = {"v": 1, "code": "ABC234", "learner": "a" * 32, "follow": True, "question": "", "sent": ""}

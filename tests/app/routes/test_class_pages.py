@@ -5,65 +5,12 @@ site (and nothing changed), unknown and expired codes answered with a page, not 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from datetime import timedelta
-from http.cookies import SimpleCookie
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
-from app.classes.service import ClassRoom, open_database
-from app.config import AppSettings
 from app.contract.live_class import CLASS_PRESETS, HOST_COOKIE
-from app.main import create_app
-
-SAME = {"Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"}
-LEARNERS = [f"{n:032x}" for n in range(1, 10)]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def app_client(tmp_path: Path, clock: Clock) -> Iterator[TestClient]:
-    settings = AppSettings(data_dir=str(tmp_path))
-    app = create_app(settings=settings)
-    app.state.classes = ClassRoom(
-        lambda: open_database(settings), retention=timedelta(hours=24), clock=clock
-    )
-    with TestClient(app) as c:
-        yield c
-
-
-def classes(c: TestClient) -> ClassRoom:
-    room: ClassRoom = c.app.state.classes  # type: ignore[attr-defined]
-    return room
-
-
-def open_class(c: TestClient) -> str:
-    r = c.post("/class", headers=SAME, follow_redirects=False)
-    assert r.status_code == 303, r.text
-    code = r.headers["location"].removeprefix("/class/")
-    assert re.fullmatch(r"[A-Z2-9]{6}", code)
-    return code
-
-
-def cookie_of(set_cookie: str) -> SimpleCookie:
-    jar: SimpleCookie = SimpleCookie()
-    jar.load(set_cookie)
-    return jar
-
+from tests.app.routes.class_helpers import LEARNERS, SAME, Clock, classes, cookie_of, open_class
 
 # --------------------------------------------------------------------------- opening
 

@@ -82,7 +82,15 @@ CLASS_JSON = (
 )
 # A live class's pages (app/routes/class_pages.py): HTML with a path parameter; their own
 # cases (the host key, cross-site forms, unknown codes) are tests/app/routes/test_class_pages.py.
-CLASS_FORMS = ("/class/{code}/reveal", "/class/{code}/next", "/class/{code}/question")  # POST only
+# POST only; the last two are a learner's without JavaScript (app/routes/class_learner.py, its
+# cases in tests/app/routes/test_class_learner.py).
+CLASS_FORMS = (
+    "/class/{code}/reveal",
+    "/class/{code}/next",
+    "/class/{code}/question",
+    "/class/{code}/join",
+    "/class/predict",
+)
 CLASS_HTML = (
     "/class",
     "/class/{code}",
