@@ -20,10 +20,9 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from app.classes.errors import ClassRefused, QuestionMoved, UnknownClass
@@ -42,6 +41,7 @@ from app.routes.class_pages import (
     forbidden,
     pages_of,
     read_form,
+    redirect_with_cookie,
     refuse,
     room_of,
 )
@@ -68,18 +68,6 @@ def membership(request: Request) -> tuple[str, str] | None:
     return None if isinstance(found, Response) else (found, learner)
 
 
-def _keep(response: Response, request: Request, code: str, learner: str, until: datetime) -> None:
-    response.set_cookie(
-        LEARNER_COOKIE,
-        f"{code}.{learner}",
-        expires=until,
-        path=COOKIE_PATH,
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https",  # as the instructor's cookie (class_pages)
-    )
-
-
 @router.post("/class/{code}/join")
 def join_without_script(request: Request, code: str) -> Response:
     """Join with a cookie and open the class's question (the same learner id on a rejoin)."""
@@ -97,10 +85,9 @@ def join_without_script(request: Request, code: str) -> Response:
         return refuse(request, UnknownClass(found))
     mine = membership(request)
     learner = mine[1] if mine and mine[0] == found else secrets.token_hex(16)
-    response = RedirectResponse(CLASS_PRESET_BY_ID[info.question].url, status_code=303)
-    _keep(response, request, found, learner, info.expires_at)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    to = CLASS_PRESET_BY_ID[info.question].url
+    cookie = (LEARNER_COOKIE, f"{found}.{learner}")
+    return redirect_with_cookie(request, to, cookie, COOKIE_PATH, info.expires_at)
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,17 +102,23 @@ def host_key(request: Request, code: str) -> str | None:
     return key if room_of(request).is_host(code, key) else None
 
 
-def _cookie(response: Response, request: Request, code: str, key: str, expires: datetime) -> None:
+def redirect_with_cookie(
+    request: Request, to: str, cookie: tuple[str, str], path: str, expires: datetime
+) -> Response:
+    """A 303 to ``to`` that keeps ``cookie`` (name, value) until ``expires``: HttpOnly,
+    SameSite=Strict, under ``path``, and never stored by a cache."""
+    response = RedirectResponse(to, status_code=303)
     response.set_cookie(
-        HOST_COOKIE,
-        key,
+        *cookie,
         expires=expires,
-        path=f"/class/{code}",
+        path=path,
         httponly=True,
         samesite="strict",
         # Secure where the station is served over TLS; a class on a LAN is often plain HTTP.
         secure=request.url.scheme == "https",
     )
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 # --------------------------------------------------------------------------- refusals
@@ -200,10 +206,8 @@ def open_class(request: Request) -> Response:
         opened = room_of(request).open(str(request.base_url).rstrip("/"))
     except ClassRefused as error:
         return refuse(request, error)
-    response = RedirectResponse(f"/class/{opened.code}", status_code=303)
-    _cookie(response, request, opened.code, opened.host_key, opened.expires_at)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    cookie, path = (HOST_COOKIE, opened.host_key), f"/class/{opened.code}"
+    return redirect_with_cookie(request, path, cookie, path, opened.expires_at)
 
 
 @router.get("/class/{code}/host")
@@ -218,10 +222,8 @@ def take_key(request: Request, code: str, key: str = "") -> Response:
         return refuse(request, UnknownClass(found))
     if len(key) > 256 or not key or not classes.is_host(found, key):
         return forbidden(request, "That is not this class's instructor key.")
-    response = RedirectResponse(f"/class/{found}", status_code=303)
-    _cookie(response, request, found, key, info.expires_at)
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    path = f"/class/{found}"
+    return redirect_with_cookie(request, path, (HOST_COOKIE, key), path, info.expires_at)
 
 
 # --------------------------------------------------------------------------- dashboard
