@@ -66,6 +66,11 @@ class OpenedAnswer(_Out):
     code: str = Field(description="The join code: six letters and digits.")
     host_key: str = Field(description="The instructor's key, shown this once; keep it secret.")
     join_url: str = Field(description="Where a learner joins: this server's /join/{code}.")
+    host_url: str = Field(
+        description="Open this in the instructor's browser to hold the key there (in a cookie)"
+        " and see the dashboard: /class/{code}/host#key=…, the key after '#', which a browser"
+        " never sends to a server."
+    )
     expires_at: datetime
 
 

@@ -9,7 +9,7 @@ balancer, share every class; the only thing a process keeps is when it last purg
 Interface (synchronous: call it from `def` routes, which run in the thread pool; every method
 is safe from any thread and any process):
 
-    open(base_url) -> Opened(code, host_key, join_url, expires_at)
+    open(base_url) -> Opened(code, host_key, join_url, expires_at; host_url)
     find(code) -> ClassInfo | None        # None: unknown, expired or not a code
     is_host(code, host_key) -> bool
     submit(code, learner, question, intervention, faster, kept) -> ClassInfo

@@ -25,7 +25,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from app.classes.errors import ClassRefused, QuestionMoved, UnknownClass
+from app.classes.errors import ClassRefused, QuestionMoved
 from app.classes.origin import cross_site
 from app.contract.live_class import (
     CLASS_INTERVENTIONS,
@@ -37,6 +37,7 @@ from app.contract.route import Intervention
 from app.rendering.pipeline import Context, Env, Page
 from app.routes.class_pages import (
     NO_STORE,
+    class_of,
     code_or_404,
     forbidden,
     pages_of,
@@ -71,22 +72,13 @@ def membership(request: Request) -> tuple[str, str] | None:
 @router.post("/class/{code}/join")
 def join_without_script(request: Request, code: str) -> Response:
     """Join with a cookie and open the class's question (the same learner id on a rejoin)."""
-    found = code_or_404(request, code)
-    if isinstance(found, Response):
-        return found
-    refused = cross_site(request)
-    if refused:
-        return forbidden(request, refused)
-    try:
-        info = room_of(request).find(found)
-    except ClassRefused as error:
-        return refuse(request, error)
-    if info is None:
-        return refuse(request, UnknownClass(found))
+    info = class_of(request, code, posted=True)
+    if isinstance(info, Response):
+        return info
     mine = membership(request)
-    learner = mine[1] if mine and mine[0] == found else secrets.token_hex(16)
+    learner = mine[1] if mine and mine[0] == info.code else secrets.token_hex(16)
     to = CLASS_PRESET_BY_ID[info.question].url
-    cookie = (LEARNER_COOKIE, f"{found}.{learner}")
+    cookie = (LEARNER_COOKIE, f"{info.code}.{learner}")
     return redirect_with_cookie(request, to, cookie, COOKIE_PATH, info.expires_at)
 
 

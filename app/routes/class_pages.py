@@ -10,9 +10,12 @@ what is on screen is answered 204 and swaps nothing.
 
 The instructor's key reaches the browser once and is kept in an HttpOnly, SameSite=Strict
 cookie scoped to the class's own path (`/class/<code>`): opening a class here sets it on the
-redirect to the dashboard, so the key never appears in an address at all; a key from the JSON
-API (`POST /api/classes`) is handed over once at `/class/<code>/host?key=…`, which moves it
-into the cookie and redirects to the clean address. The projector never shows it. Instructor
+redirect to the dashboard, so the key never appears in an address at all. A key from the JSON
+API (`POST /api/classes`) is handed over at its `host_url`, `/class/<code>/host#key=…`: the
+key after `#`, which a browser never sends, so no server's or proxy's log can keep it; the
+page's script drops it from the address and the history and posts it in a form's body, which
+moves it into the cookie and redirects to the dashboard (without JavaScript the instructor
+pastes it into that form). The projector never shows it. Instructor
 actions also refuse a cross-site request (`cross_site`), and the class service checks the key.
 
 Rendering goes through the app's one pipeline (app/rendering/pipeline.py), keyed by what the
@@ -44,7 +47,7 @@ from app.classes.errors import (
     UnknownQuestion,
 )
 from app.classes.origin import cross_site
-from app.classes.records import Split
+from app.classes.records import ClassInfo, Split
 from app.classes.service import ClassRoom
 from app.contract.live_class import (
     CLASS_PRESET_BY_ID,
@@ -210,19 +213,70 @@ def open_class(request: Request) -> Response:
     return redirect_with_cookie(request, path, cookie, path, opened.expires_at)
 
 
-@router.get("/class/{code}/host")
-def take_key(request: Request, code: str, key: str = "") -> Response:
-    """Move a host key from the address into the cookie, then drop it from the address."""
+@dataclass(frozen=True, slots=True)
+class Handover:
+    """The page a key is handed over on: its class, and what to say."""
+
+    code: str
+    from_query: bool  # an address with ?key=: sent to the server, so not taken
+    problem: str = ""  # why a sent key was not taken
+
+
+def _handover(env: Env, h: Handover, _: object) -> Context:
+    return Context({"h": h}, 403 if h.problem else 200, (NO_STORE,))
+
+
+HANDOVER = Page("class/host.html", _handover)
+WRONG_KEY = "That is not this class's instructor key: paste the host_key the API answered."
+
+
+def class_of(request: Request, code: str, posted: bool = False) -> ClassInfo | Response:
+    """The open class a path names, or the page refusing it: 404 for no such class, 403 for
+    a form ``posted`` from another site (checked before anything is looked up)."""
     found = code_or_404(request, code)
     if isinstance(found, Response):
         return found
-    classes = room_of(request)
-    info = classes.find(found)
-    if info is None:
-        return refuse(request, UnknownClass(found))
-    if len(key) > 256 or not key or not classes.is_host(found, key):
-        return forbidden(request, "That is not this class's instructor key.")
-    path = f"/class/{found}"
+    refused = cross_site(request) if posted else None
+    if refused:
+        return forbidden(request, refused)
+    try:
+        info = room_of(request).find(found)
+    except ClassRefused as error:
+        return refuse(request, error)
+    return info if info is not None else refuse(request, UnknownClass(found))
+
+
+@router.get("/class/{code}/host")
+def handover(request: Request, code: str, key: str | None = None) -> Response:
+    """Where the API's `host_url` leads: host.js moves the key from after `#` into the form
+    and sends it; without JavaScript the instructor pastes it. A key in the query is never
+    taken: it has been sent in an address, which a server's or a proxy's log may keep."""
+    info = class_of(request, code)
+    if isinstance(info, Response):
+        return info
+    return pages_of(request).respond(HANDOVER, Handover(info.code, key is not None))
+
+
+@router.post("/class/{code}/host")
+async def take_key(request: Request, code: str) -> Response:
+    """Keep a host key, sent in the form's body, in this class's cookie; go to the dashboard."""
+    fields = await read_form(request, max_fields=2)
+    if fields is None:
+        return forbidden(request, "That form is larger than the handover page ever sends.")
+    return await run_in_threadpool(_take_key, request, code, fields.get("key", "").strip())
+
+
+def _take_key(request: Request, code: str, key: str) -> Response:
+    info = class_of(request, code, posted=True)
+    if isinstance(info, Response):
+        return info
+    try:
+        taken = 0 < len(key) <= 256 and room_of(request).is_host(info.code, key)
+    except ClassRefused as error:
+        return refuse(request, error)
+    if not taken:
+        return pages_of(request).respond(HANDOVER, Handover(info.code, False, WRONG_KEY))
+    path = f"/class/{info.code}"
     return redirect_with_cookie(request, path, (HOST_COOKIE, key), path, info.expires_at)
 
 
@@ -459,15 +513,9 @@ JOINING = Page("class/joining.html", _joining)
 @router.get("/join/{code}")
 def join_code(request: Request, code: str) -> Response:
     """The QR's target: joins this browser to the class (class.js) and opens the question."""
-    found = code_or_404(request, code)
-    if isinstance(found, Response):
-        return found
-    try:
-        info = room_of(request).find(found)
-    except ClassRefused as error:
-        return refuse(request, error)
-    if info is None:
-        return refuse(request, UnknownClass(found))
+    info = class_of(request, code)
+    if isinstance(info, Response):
+        return info
     return pages_of(request).respond(
         JOINING, Joining(info.code, info.question, bool(info.revealed))
     )

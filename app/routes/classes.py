@@ -21,11 +21,11 @@ all 40 threads, so the projector's polls and the pages are still answered meanwh
 
 The instructor's actions take `Authorization: Bearer <host_key>`. Rate limits are counted
 in the database (`app.classes.limits`), so they are shared by every worker process.
-`join_url` is built from the address the instructor's own request used (scheme and Host):
-the one their browser, and so the class, reached this server at; it is only ever shown to
-that instructor, so a forged Host misleads no one else. Answers carry `Cache-Control:
-no-store`: a poll must never be answered from a cache, and the host key must never be kept
-in one.
+`join_url` and `host_url` are built from the address the instructor's own request used
+(scheme and Host): the one their browser, and so the class, reached this server at; they are
+only ever shown to that instructor, so a forged Host misleads no one else. Answers carry
+`Cache-Control: no-store`: a poll must never be answered from a cache, and the host key must
+never be kept in one.
 """
 
 from __future__ import annotations
@@ -231,6 +231,7 @@ def open_class(request: Request, body: OpenClass | None = None) -> OpenedAnswer:
         code=opened.code,
         host_key=opened.host_key,
         join_url=opened.join_url,
+        host_url=opened.host_url,
         expires_at=opened.expires_at,
     )
 

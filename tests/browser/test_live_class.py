@@ -342,3 +342,57 @@ def test_a_membership_of_a_class_that_has_ended_is_removed_with_a_note(
         "Class ABC234 has ended (or expired). The station works on its own."
     )
     assert CLASS_KEY not in storage_of(page)
+
+
+def test_the_api_s_host_url_makes_this_browser_the_instructor_without_sending_the_key(
+    new_context: NewContext, monitor: BrowserMonitor
+) -> None:
+    """The key from POST /api/classes rides after '#': no request this browser makes carries
+    it in an address, the address bar and the history drop it, and the dashboard is the
+    instructor's. Teeth: the old ?key= address is caught by the same recorder, and is not
+    taken."""
+    monitor.allow_console_error(  # a wrong key's answer is a 403 page on purpose
+        r"^Failed to load resource: the server responded with a status of 403"
+    )
+    api = new_context().request
+    r = api.post("/api/classes", data={})
+    assert r.status == 201, r.text()
+    opened = r.json()
+    key, code = opened["host_key"], opened["code"]
+
+    context = new_context()
+    addresses: list[str] = []
+    context.on("request", lambda req: addresses.append(req.url))
+    page = context.new_page()
+    page.goto(opened["host_url"])
+    expect(page).to_have_url(re.compile(rf"/class/{code}$"))
+    expect(page.get_by_test_id("reveal")).to_be_visible()
+    assert addresses and not [a for a in addresses if key in a], addresses
+    assert key not in page.content()
+    page.go_back()  # and the history holds no address with it (Chromium replaces the entry)
+    assert key not in page.url, page.url
+
+    # Without the '#': the form, from the keyboard; a wrong key is said beside the field.
+    other = new_context().new_page()
+    other.goto(f"/class/{code}/host")
+    axe(other, "the key's handover page")
+    other.get_by_test_id("host-key").fill("not-the-key")
+    other.keyboard.press("Enter")
+    expect(other.get_by_test_id("host-problem")).to_contain_text("not this class")
+    axe(other, "the handover page, a wrong key")
+    other.get_by_test_id("host-key").fill(key)
+    other.keyboard.press("Enter")
+    expect(other.get_by_test_id("reveal")).to_be_visible()
+
+    # Teeth: a key in the query does reach an address (so the check above can fail), and
+    # the page refuses it with a note instead of taking it.
+    old = new_context()
+    seen: list[str] = []
+    old.on("request", lambda req: seen.append(req.url))
+    stale = old.new_page()
+    stale.goto(f"/class/{code}/host?key={key}")
+    assert [a for a in seen if key in a]
+    expect(stale.get_by_test_id("host-from-query")).to_be_visible()
+    expect(stale).to_have_url(re.compile(rf"/class/{code}/host$"))  # dropped from the bar
+    stale.goto(f"/class/{code}")
+    expect(stale.get_by_test_id("reveal")).to_have_count(0)

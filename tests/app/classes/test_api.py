@@ -81,8 +81,10 @@ def test_the_api_s_interventions_are_the_station_s_five() -> None:
 
 def test_a_class_from_open_to_reveal(client: TestClient) -> None:
     c = opened(client)
-    assert set(c) == {"code", "host_key", "join_url", "expires_at"}
+    assert set(c) == {"code", "host_key", "join_url", "host_url", "expires_at"}
     assert c["join_url"] == f"http://testserver/join/{c['code']}"
+    # The key only after '#', which a browser never sends (the handover page takes it).
+    assert c["host_url"] == f"http://testserver/class/{c['code']}/host#key={c['host_key']}"
     info = client.get(f"/api/classes/{c['code']}").json()
     assert info["question"] == QUESTIONS[0] and info["answered"] == 0 and not info["revealed"]
     assert "host_key" not in info and c["host_key"] not in json.dumps(info)

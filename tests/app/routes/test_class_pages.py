@@ -46,31 +46,89 @@ def test_opening_a_class_keeps_its_key_in_a_strict_httponly_cookie_never_in_an_a
     assert re.search(r'<svg role="img" aria-label="QR code for http://testserver/join/', page.text)
 
 
-def test_a_key_from_the_api_is_moved_into_the_cookie_and_out_of_the_address(
+def test_the_api_s_host_url_hands_the_key_over_in_a_form_body_never_an_address(
     app_client: TestClient,
 ) -> None:
     opened = classes(app_client).open("http://testserver")
+    path, _, fragment = opened.host_url.removeprefix("http://testserver").partition("#")
+    assert path == f"/class/{opened.code}/host" and fragment == f"key={opened.host_key}"
     fresh = TestClient(app_client.app)
-    r = fresh.get(f"/class/{opened.code}/host?key={opened.host_key}", follow_redirects=False)
+    page = fresh.get(path)  # what the server sees of host_url: never the part after '#'
+    assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
+    assert re.search(rf'<form method="post" action="/class/{opened.code}/host"', page.text)
+    assert '<input type="password" id="host-key" name="key"' in page.text
+    assert '<script type="module" src="/static/js/host.js">' in page.text
+    assert "set-cookie" not in page.headers and 'data-testid="host-from-query"' not in page.text
+
+    r = fresh.post(path, data={"key": opened.host_key}, headers=SAME, follow_redirects=False)
     assert r.status_code == 303
     assert r.headers["location"] == f"/class/{opened.code}"
-    assert "key" not in r.headers["location"]
     morsel = cookie_of(r.headers["set-cookie"])[HOST_COOKIE]
     assert morsel.value == opened.host_key and morsel["path"] == f"/class/{opened.code}"
+    assert morsel["httponly"] and morsel["samesite"].lower() == "strict"
     assert r.headers["cache-control"] == "no-store"
-    page = fresh.get(r.headers["location"])
-    assert 'data-testid="reveal"' in page.text and opened.host_key not in page.text
+    dashboard = fresh.get(r.headers["location"])
+    assert 'data-testid="reveal"' in dashboard.text and opened.host_key not in dashboard.text
 
 
-def test_a_wrong_key_in_the_address_sets_no_cookie(app_client: TestClient) -> None:
+def test_a_key_in_the_address_s_query_is_never_taken(app_client: TestClient) -> None:
+    """It has been sent to the server in an address, which a log may keep: the page says so
+    and offers the form; no cookie, and the key is not echoed."""
     opened = classes(app_client).open("http://testserver")
     fresh = TestClient(app_client.app)
-    r = fresh.get(f"/class/{opened.code}/host?key=not-the-key", follow_redirects=False)
-    assert r.status_code == 403
-    assert "set-cookie" not in r.headers
-    assert 'data-testid="class-refused"' in r.text
+    r = fresh.get(f"/class/{opened.code}/host?key={opened.host_key}", follow_redirects=False)
+    assert r.status_code == 200
+    assert "set-cookie" not in r.headers and opened.host_key not in r.text
+    assert 'data-testid="host-from-query"' in r.text and 'data-testid="host-form"' in r.text
     page = fresh.get(f"/class/{opened.code}")
     assert 'data-testid="reveal"' not in page.text and 'data-testid="viewer-note"' in page.text
+
+
+@pytest.mark.parametrize(
+    ("data", "headers", "status", "testid"),
+    [
+        ({"key": "not-the-key"}, SAME, 403, "host-problem"),
+        ({"key": ""}, SAME, 403, "host-problem"),
+        ({"key": "k" * 257}, SAME, 403, "host-problem"),
+        ({}, SAME, 403, "host-problem"),
+        ({"key": "RIGHT"}, {"Origin": "http://evil.example"}, 403, "class-refused"),
+        ({"key": "RIGHT"}, {"Sec-Fetch-Site": "cross-site"}, 403, "class-refused"),
+        ({"key": "RIGHT"}, {}, 403, "class-refused"),  # a form names no origin: refused
+        ({"key": "RIGHT", "x": "y" * 1100}, SAME, 403, "class-refused"),  # past FORM_MAX
+        ({"key": "RIGHT", "a": "1", "b": "2"}, SAME, 403, "class-refused"),  # more fields
+    ],
+)
+def test_a_wrong_or_cross_site_handover_sets_no_cookie(
+    app_client: TestClient,
+    data: dict[str, str],
+    headers: dict[str, str],
+    status: int,
+    testid: str,
+) -> None:
+    opened = classes(app_client).open("http://testserver")
+    sent = {k: opened.host_key if v == "RIGHT" else v for k, v in data.items()}
+    fresh = TestClient(app_client.app)
+    r = fresh.post(
+        f"/class/{opened.code}/host", data=sent, headers=headers, follow_redirects=False
+    )
+    assert r.status_code == status
+    assert "set-cookie" not in r.headers and opened.host_key not in r.text
+    assert f'data-testid="{testid}"' in r.text
+    page = fresh.get(f"/class/{opened.code}")
+    assert 'data-testid="reveal"' not in page.text and 'data-testid="viewer-note"' in page.text
+
+
+def test_the_right_key_sent_as_a_handover_form_is_taken_teeth(app_client: TestClient) -> None:
+    """The twin of the refusals above: the same request with the right key and the same
+    site's headers is taken, so each refusal is down to the one thing that differs."""
+    opened = classes(app_client).open("http://testserver")
+    r = TestClient(app_client.app).post(
+        f"/class/{opened.code}/host",
+        data={"key": opened.host_key},
+        headers=SAME,
+        follow_redirects=False,
+    )
+    assert r.status_code == 303 and HOST_COOKIE in r.headers["set-cookie"]
 
 
 # --------------------------------------------------------------------------- unknown codes
@@ -84,6 +142,7 @@ def test_a_wrong_key_in_the_address_sets_no_cookie(app_client: TestClient) -> No
         "/join/hello",
         "/class/no-such/live",
         "/class/ZZZZZZ/host?key=x",
+        "/class/ZZZZZZ/host",
     ],
 )
 def test_an_unknown_or_malformed_code_is_a_404_page(app_client: TestClient, path: str) -> None:
