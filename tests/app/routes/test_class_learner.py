@@ -37,6 +37,14 @@ def join(browser: TestClient, code: str) -> str:
     return learner
 
 
+def joined(app_client: TestClient) -> tuple[str, TestClient]:
+    """A class opened, and a second browser joined to it without JavaScript."""
+    code = open_class(app_client)
+    learner = learner_of(app_client)
+    join(learner, code)
+    return code, learner
+
+
 def send_form(browser: TestClient, path: str) -> dict[str, str]:
     """The banner's no-JavaScript form on the station at ``path``: its hidden fields."""
     page = browser.get(path)
@@ -133,9 +141,7 @@ def test_the_page_shows_the_form_inside_noscript_only_beside_such_a_prediction(
 def test_a_joined_learner_sends_once_and_a_new_prediction_replaces_it(
     app_client: TestClient,
 ) -> None:
-    code = open_class(app_client)
-    learner = learner_of(app_client)
-    join(learner, code)
+    code, learner = joined(app_client)
     fields = send_form(learner, predicted(FIRST.url, more="&expect_faster=yes"))
     r = learner.post("/class/predict", data=fields, headers=SAME)
     assert r.status_code == 200, r.text
@@ -176,9 +182,7 @@ def test_a_browser_that_has_not_joined_is_told_so_and_nothing_is_counted(
 def test_a_form_the_banner_never_writes_is_refused_naming_the_field(
     app_client: TestClient, change: dict[str, str], named: str
 ) -> None:
-    code = open_class(app_client)
-    learner = learner_of(app_client)
-    join(learner, code)
+    code, learner = joined(app_client)
     fields = send_form(learner, predicted(FIRST.url)) | change
     r = learner.post("/class/predict", data=fields, headers=SAME)
     assert r.status_code == 422 and named in r.text
@@ -189,9 +193,7 @@ def test_a_form_the_banner_never_writes_is_refused_naming_the_field(
 def test_sending_is_refused_from_another_site_and_past_the_form_size(
     app_client: TestClient,
 ) -> None:
-    code = open_class(app_client)
-    learner = learner_of(app_client)
-    join(learner, code)
+    code, learner = joined(app_client)
     fields = send_form(learner, predicted(FIRST.url))
     r = learner.post("/class/predict", data=fields, headers={"Origin": "https://evil.example"})
     assert r.status_code == 403
@@ -216,9 +218,7 @@ def test_sending_is_refused_from_another_site_and_past_the_form_size(
 def test_the_link_back_is_the_stations_own_address_or_the_question(
     app_client: TestClient, back: str
 ) -> None:
-    code = open_class(app_client)
-    learner = learner_of(app_client)
-    join(learner, code)
+    code, learner = joined(app_client)
     fields = send_form(learner, predicted(FIRST.url)) | {"back": back}
     r = learner.post("/class/predict", data=fields, headers=SAME)
     assert r.status_code == 200
@@ -229,9 +229,7 @@ def test_the_link_back_is_the_stations_own_address_or_the_question(
 def test_a_question_moved_on_or_revealed_is_refused_with_where_to_go(
     app_client: TestClient, clock: Clock
 ) -> None:
-    code = open_class(app_client)
-    learner = learner_of(app_client)
-    join(learner, code)
+    code, learner = joined(app_client)
     fields = send_form(learner, predicted(FIRST.url))
     assert app_client.post(f"/class/{code}/next", headers=SAME).status_code == 200
     r = learner.post("/class/predict", data=fields, headers=SAME)

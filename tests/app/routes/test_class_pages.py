@@ -108,9 +108,7 @@ def test_a_wrong_or_cross_site_handover_sets_no_cookie(
     opened = classes(app_client).open("http://testserver")
     sent = {k: opened.host_key if v == "RIGHT" else v for k, v in data.items()}
     fresh = TestClient(app_client.app)
-    r = fresh.post(
-        f"/class/{opened.code}/host", data=sent, headers=headers, follow_redirects=False
-    )
+    r = fresh.post(f"/class/{opened.code}/host", data=sent, headers=headers, follow_redirects=False)
     assert r.status_code == status
     assert "set-cookie" not in r.headers and opened.host_key not in r.text
     assert f'data-testid="{testid}"' in r.text
