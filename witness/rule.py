@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from witness.theory import residual_unchecked, rows_checked, sample_inverse_cdf, token_ids
+from witness.theory import residual_unchecked, rows_checked, sample_one, token_ids
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +137,7 @@ def verify_unchecked(
                 law = residual_at(i) if residual_at else residual_unchecked(p[i], q[i])
             else:
                 law = p[i]
-            token = int(sample_inverse_cdf(law, u_repair))
+            token = sample_one(law, float(u_repair))  # float64 rows: no conversion to make
             return BlockResult(i, i, (*(int(t) for t in x[:i]), token), token, None)
-    bonus = int(sample_inverse_cdf(p[k], u_repair))
+    bonus = sample_one(p[k], float(u_repair))
     return BlockResult(k, None, (*(int(t) for t in x), bonus), None, bonus)

@@ -92,7 +92,7 @@ def rows_checked(x: ArrayLike, name: str, *, copy: bool) -> FloatArray:
         raise ValueError(f"{name} must be rows of equal length (a rectangular array)") from exc
     if given.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold numbers, not {given.dtype}")
-    arr = given.astype(np.float64, copy=copy)
+    arr = given if given.dtype == _FLOAT64 and not copy else given.astype(np.float64, copy=copy)
     if arr.ndim == 0 or arr.shape[-1] == 0:
         raise ValueError(f"{name} must have at least one token on its last axis")
     tolerance = _sum_tolerance(given.dtype, arr.shape[-1])
@@ -106,9 +106,9 @@ def rows_checked(x: ArrayLike, name: str, *, copy: bool) -> FloatArray:
 
 
 def token_ids(x: ArrayLike, name: str, vocab: int) -> NDArray[np.intp]:
-    """Return ``x`` as token ids (an integer array of values 0..vocab − 1), or raise a
-    ValueError naming ``name`` and the range: a float, a bool or a negative id is refused,
-    never rounded or wrapped.
+    """Return ``x`` as token ids (an integer array of values 0..vocab − 1; ``x`` itself when
+    it already is one), or raise a ValueError naming ``name`` and the range: a float, a bool
+    or a negative id is refused, never rounded or wrapped.
 
     Examples
     --------
@@ -123,7 +123,7 @@ def token_ids(x: ArrayLike, name: str, vocab: int) -> NDArray[np.intp]:
         if low < 0 or high >= vocab:
             bad = int(low) if low < 0 else int(high)
             raise ValueError(f"{name} must be token ids from 0 to {vocab - 1} (got {bad})")
-    return raw.astype(np.intp)
+    return raw if raw.dtype == np.intp else raw.astype(np.intp)
 
 
 def _pair(p: ArrayLike, q: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -194,9 +194,13 @@ def residual(p: ArrayLike, q: ArrayLike) -> FloatArray:
 def residual_unchecked(p: FloatArray, q: FloatArray) -> FloatArray:
     """`residual` without the input checks, for callers that built p and q themselves."""
     if p.ndim == 1:  # the served request's hot path: one row, no broadcasting machinery
-        row = np.maximum(p - q, 0.0)
+        row = np.subtract(p, q)
+        np.maximum(row, 0.0, out=row)  # in place: the same values, one array instead of three
         total = row.sum()
-        return row / total if total > 0.0 else p
+        if not total > 0.0:
+            return p
+        row /= total
+        return row
     excess = np.maximum(p - q, 0.0)
     mass = excess.sum(axis=-1, keepdims=True)
     safe = np.where(mass > 0.0, mass, 1.0)
