@@ -19,9 +19,11 @@ from witness.adaptive import Race, RaceEnsemble, race, race_ensemble
 from witness.costing import costing
 from witness.ensemble import Comparison, Ensemble, compare, serve_ensemble
 from witness.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first_token_check
+from witness.expected import exact_applies, exact_ensemble, texts_for
 from witness.lockstep import ServedPaths
 from witness.modes import Mode, mode_of
 from witness.sweep import KSweep, MeasuredPoint, WidthMeasure, measure_k, sweep_from, width_sweep
+from witness.texts import Texts
 
 # The live evidence samples a quick slice of the current mode; the full three-mode slice
 # (100 000 blocks each) is the Next panel's job. 10 000 blocks keep a slider move in budget.
@@ -29,6 +31,9 @@ QUICK_SLICE_BLOCKS = 10_000
 SLICE_BLOCKS = 100_000
 # Entries per cache: a trace is ~50-100 KB of small objects, a slice a few KB.
 TRACES, QUICK_CHECKS, SWEEPS, SLICES, ENSEMBLES = 256, 256, 128, 64, 256
+# An exact ensemble is 32 floats a field (~5 kB), its texts ~50 kB (four [32, 48] arrays):
+# a class drags match and k over a few prompts and seeds, so texts are few and reused.
+EXACT_ENSEMBLES, TEXTS = 2048, 64
 RACES = 64  # a race and its ensemble: five policies' blocks, a few kB
 PATHS = 4096  # a path is its α per drafted position: at most 256 floats, ~6 kB
 
@@ -53,6 +58,10 @@ class Witness:
         # and an ensemble's missing chain requests are served together (`witness.lockstep`).
         self._paths = ServedPaths(c, PATHS)
         self._ensembles: Memo[Ensemble] = Memo(partial(serve_ensemble, path=self._paths), ENSEMBLES)
+        # The lossless chain's verdicts: the target's texts, drawn once per prompt, length,
+        # temperature and seed, then the exact expectation given them at each (match, k).
+        self._texts: Memo[Texts] = Memo(texts_for, TEXTS)
+        self._exact: Memo[Ensemble] = Memo(self._exact_ensemble, EXACT_ENSEMBLES)
         self._slices: Memo[EvaluationSlice] = Memo(partial(_evaluate, cache=c), SLICES)
         self._races: Memo[tuple[Race, RaceEnsemble]] = Memo(partial(_race, cache=c), RACES)
 
@@ -83,14 +92,34 @@ class Witness:
         )
         return self._quick(key, mode_of(settings.verify, settings.repair))
 
-    def ensemble(self, settings: Settings) -> Ensemble:
-        """The state's seeded requests, from which every verdict is drawn: a request's path
-        does not depend on the draft cost or the workload's timings, only its price does."""
-        return self._ensembles(_untimed(settings).model_copy(update={"draft_cost": 0.0}))
+    def ensemble(self, settings: Settings, *, served: bool = False) -> Ensemble:
+        """The state's ensemble, from which every verdict is drawn: exact given the target's
+        texts for the lossless chain (`exact_applies`), else seeded requests served. Neither
+        depends on the draft cost or the workload's timings, only their price does.
+
+        ``served`` asks for served requests even where the exact estimator applies: the side
+        of a comparison whose other side has no exact form."""
+        key = _unpriced(settings)
+        if exact_applies(key) and not served:
+            return self._exact(key)
+        return self._ensembles(key)
+
+    def _exact_ensemble(self, key: Settings) -> Ensemble:
+        texts = self._texts(
+            Settings(prompt=key.prompt, tokens=key.tokens, greedy=key.greedy, seed=key.seed)
+        )
+        return exact_ensemble(key, texts)
+
+    def judged(self, before: Settings, after: Settings) -> tuple[Ensemble, Ensemble]:
+        """Two states' ensembles on one estimator: exact when both sides have the exact
+        form, else both served on the same seeds (never one of each)."""
+        served = not (exact_applies(before) and exact_applies(after))
+        return self.ensemble(before, served=served), self.ensemble(after, served=served)
 
     def compare(self, before: Settings, after: Settings) -> Comparison:
-        """Is ``after`` faster than ``before``, over the same seeded requests?"""
-        return compare(self.ensemble(before), costing(before), self.ensemble(after), costing(after))
+        """Is ``after`` faster than ``before``, over the same seeds and one estimator?"""
+        was, now = self.judged(before, after)
+        return compare(was, costing(before), now, costing(after))
 
     def sweep(self, settings: Settings) -> KSweep:
         """Speedup against k: the measured requests do not depend on the instrument's own k
@@ -122,6 +151,8 @@ class Witness:
             "widths": len(self._widths),
             "slices": len(self._slices),
             "ensembles": len(self._ensembles),
+            "exact_ensembles": len(self._exact),
+            "texts": len(self._texts),
             "paths": len(self._paths),
             **self.cache.sizes(),
         }
@@ -142,6 +173,11 @@ UNPRICED = {
 def _untimed(settings: Settings) -> Settings:
     """The settings without what only prices a request."""
     return settings.model_copy(update=UNPRICED)
+
+
+def _unpriced(settings: Settings) -> Settings:
+    """The settings without what only prices a request, the draft cost included."""
+    return settings.model_copy(update={**UNPRICED, "draft_cost": 0.0})
 
 
 def _first_token_check(key: Settings, mode: Mode, *, cache: RequestCache) -> FirstTokenCheck:

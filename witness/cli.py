@@ -23,8 +23,8 @@ from pydantic import ValidationError
 from witness.adaptive import Race, RaceEnsemble, race, race_ensemble
 from witness.batching import BatchTable, batch_table
 from witness.costing import costing, scored_per_sequence
-from witness.ensemble import serve_ensemble
 from witness.evaluation import evaluate
+from witness.expected import ensemble_of
 from witness.measured import format_roofline, measured_here
 from witness.request import serve_request
 from witness.settings import Settings, expected_text, field_bounds
@@ -221,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.view == "race":
         print(format_race(race(settings), race_ensemble(settings)))
     elif args.view == "batch":
-        print(format_batch(settings, batch_table(settings, serve_ensemble(settings).alpha)))
+        print(format_batch(settings, batch_table(settings, ensemble_of(settings).alpha)))
     elif args.view == "sweep":
         sweep = sweep_k(settings)
         print(

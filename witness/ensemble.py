@@ -2,21 +2,32 @@
 
 One served request of 48 tokens is the station's worked example, but its speedup swings with
 the seed (at the defaults from about 1.7× to 2.9×). A verdict (faster, slower, pays) is
-drawn here from ``ENSEMBLE_REQUESTS`` seeded requests instead, the request on screen being
-the first of them.
+drawn from an ensemble instead: for the lossless chain, the exact expected passes given each
+of the state's target texts (`witness.expected`, estimator ``exact-given-text``); for every
+other state, ``ENSEMBLE_REQUESTS`` seeded requests served in full (``served``), the request
+on screen being the first of them.
 
-Two properties make this cheap and sharp:
+An ensemble's speedup is a ratio of means: plain decoding's cost over the mean cost per
+request, the throughput a server sees. Each request's own ratio is kept for the spread and
+the tallies, but never averaged into a verdict: a mean of per-request ratios sits above the
+ratio of means by Jensen's inequality, and that gap would read as an effect between two
+estimators.
+
+Three properties make this cheap and sharp:
 
 - a request's trajectory (which tokens were drafted, accepted, emitted) does not depend on
   the draft cost c, only its price does: one ensemble gives the speedup at every c, and the
-  break-even cost in closed form per request;
-- two settings are compared on the *same* seeds (common random numbers): the paired
-  differences cancel most of the seed-to-seed spread, so a real effect separates from noise
-  with a few dozen requests, and "within noise" is said only when it does not.
+  break-even cost in closed form;
+- two settings are compared on the *same* seeds (common random numbers), with one estimator
+  on both sides: the paired differences cancel most of the seed-to-seed spread, so a real
+  effect separates from noise, and "within noise" is said only when it does not;
+- the exact estimator averages each text's acceptance draws out: its texts are drawn once
+  per prompt, length and seeds, and a new match or k costs one recursion over them.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -24,7 +35,7 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import optimize, stats
+from scipy import stats
 
 from witness.cache import RequestCache
 from witness.costing import Costing
@@ -50,6 +61,8 @@ CONFIDENCE = 0.99
 RELATIVE_MARGIN = 0.01
 
 Change = Literal["faster", "slower", "within noise", "same"]
+# How an ensemble was judged: exact expectations given target texts, or requests served.
+Estimator = Literal["exact-given-text", "served"]
 
 
 def ensemble_size(tokens: int) -> int:
@@ -72,7 +85,11 @@ def ensemble_seeds(seed: int, n: int = ENSEMBLE_REQUESTS) -> tuple[int, ...]:
 class Estimate:
     """A mean over requests with its spread: the standard deviation of one request, the
     range, and the confidence interval of the mean. Speedups are inf where a request cost
-    nothing (verify off at c = 0)."""
+    nothing (verify off at c = 0).
+
+    For a speedup (`ratio_estimate`) the mean is the ratio of means, ``sd`` one request's
+    spread carried to the speedup's scale (the delta method), and the interval the mean
+    cost's, mapped through tokens / cost."""
 
     mean: MaybeInfinite
     sd: float
@@ -113,64 +130,96 @@ def _t_quantile(confidence: float, df: int) -> float:
     return float(stats.t.ppf(0.5 + confidence / 2, df))
 
 
+def ratio_estimate(tokens: int, cost: NDArray[np.float64]) -> Estimate:
+    """The speedup of requests of ``tokens`` tokens that cost ``cost`` each (plain decoding
+    costs one per token): tokens over the mean cost, with the mean cost's t interval mapped
+    through it (a monotone map, so the interval keeps its level).
+
+    Examples
+    --------
+    >>> e = ratio_estimate(12, np.array([4.0, 6.0]))
+    >>> e.mean, e.low, e.high  # 12 / 5, not the mean of 3 and 2
+    (2.4, 2.0, 3.0)
+    >>> ratio_estimate(12, np.array([4.0, 4.0])).ci_low
+    3.0
+    """
+    n = int(cost.size)
+    speedups = _per_request(tokens, cost)
+    low, high = float(speedups.min()), float(speedups.max())
+    mean_cost = float(cost.mean())
+    if mean_cost <= 0.0:  # every request cost nothing (verify off at c = 0)
+        inf = float("inf")
+        return Estimate(inf, 0.0, low, high, inf, inf, n)
+    sd_cost = float(cost.std(ddof=1)) if n > 1 else 0.0
+    half = _t_quantile(CONFIDENCE, n - 1) * sd_cost / math.sqrt(n) if n > 1 else 0.0
+    mean = tokens / mean_cost
+    sd = tokens * sd_cost / mean_cost**2
+    upper = tokens / (mean_cost - half) if mean_cost > half else float("inf")
+    return Estimate(mean, sd, low, high, tokens / (mean_cost + half), upper, n)
+
+
+def _per_request(tokens: int, cost: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each request's own speedup, inf where it cost nothing."""
+    with np.errstate(divide="ignore"):
+        out: NDArray[np.float64] = np.where(cost > 0, tokens / np.maximum(cost, 1e-300), np.inf)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Ensemble:
-    """What ``n`` seeded requests of one setting did, independent of the draft cost."""
+    """What ``n`` requests of one setting cost, independent of the draft cost: each served
+    request's passes (``served``), or each text's expected passes (``exact-given-text``)."""
 
     seeds: tuple[int, ...]
     tokens: int
     k: int
     verify: bool
-    target_passes: tuple[int, ...]
-    draft_passes: tuple[int, ...]
-    alpha: float  # the station's α: the mean over every drafted position the requests visit
+    target_passes: tuple[float, ...]  # per request (a count) or per text (an expectation)
+    draft_passes: tuple[float, ...]
+    alpha: float  # the station's α (`witness.expected`, or every drafted position served)
     alpha_low: float  # the 10th and 90th percentiles of α over those positions
     alpha_high: float
     tokens_per_pass: float | None  # pooled: all tokens over all target passes
     drafted_positions: int = 0  # positions drafted (or copied) over every request
     # Per request, the (tokens scored, target passes) pairs a machine prices passes by.
-    scored: tuple[tuple[tuple[int, int], ...], ...] = ()
+    scored: tuple[tuple[tuple[int, float], ...], ...] = ()
+    estimator: Estimator = "served"
 
-    def speedups(self, c: float | Costing) -> NDArray[np.float64]:
-        """Each request's speedup over plain decoding (inf at cost 0): at draft cost ``c``
-        with every target pass costing 1, or with each pass priced by a `Costing`."""
+    def costs(self, c: float | Costing) -> NDArray[np.float64]:
+        """Each request's cost in plain decoding steps: at draft cost ``c`` with every target
+        pass costing 1, or with each pass priced by a `Costing`."""
         if isinstance(c, Costing):
             if c.machine is None or not self.scored:
-                return self.speedups(c.c)
+                return self.costs(c.c)
             verifying = [sum(c.verify(x) * n for x, n in pairs) for pairs in self.scored]
-            cost = np.asarray(verifying) + c.c * np.asarray(self.draft_passes, float)
-        else:
-            cost = np.asarray(self.target_passes, float) + c * np.asarray(self.draft_passes, float)
-        with np.errstate(divide="ignore"):
-            out: NDArray[np.float64] = np.where(
-                cost > 0, self.tokens / np.maximum(cost, 1e-300), np.inf
-            )
-        return out
+            return np.asarray(verifying) + c.c * np.asarray(self.draft_passes, float)
+        return np.asarray(self.target_passes, float) + c * np.asarray(self.draft_passes, float)
+
+    def speedups(self, c: float | Costing) -> NDArray[np.float64]:
+        """Each request's own speedup over plain decoding (inf at cost 0): its spread and the
+        tallies of a comparison, never a verdict's mean (`speedup`)."""
+        return _per_request(self.tokens, self.costs(c))
 
     def speedup(self, c: float | Costing) -> Estimate:
-        return estimate(self.speedups(c))
+        """The ensemble's speedup: plain decoding's cost over the mean cost (a ratio of
+        means), with its interval."""
+        return ratio_estimate(self.tokens, self.costs(c))
 
     def break_even_cost(self) -> float | None:
-        """The draft cost at which the mean speedup over these requests is exactly 1.
+        """The draft cost at which the ensemble's speedup is exactly 1: tokens over the mean
+        of target passes + c · draft passes is 1 at c = (tokens − T̄) / D̄.
 
-        Each request's speedup falls strictly with c (when it drafted anything), so the mean
-        crosses 1 once; None when it never does (nothing drafted, or no target pass at all:
-        verify off pays at any c below 1 per token and is not speculation).
+        None when there is no such cost (nothing drafted, or no target pass at all: verify
+        off pays at any c below 1 per token and is not speculation); 0 when even free drafts
+        do not pay.
         """
         if not self.verify or not any(self.draft_passes):
             return None
-        at_zero = self.speedups(0.0).mean()
-        if at_zero <= 1.0:
+        target = float(np.mean(self.target_passes))
+        draft = float(np.mean(self.draft_passes))
+        if target >= self.tokens:
             return 0.0
-        # The root is sought in ~30 steps: the passes are made arrays once, not every step
-        # (each step is then `speedups(c).mean()` exactly: verify on, so every cost is > 0).
-        target = np.asarray(self.target_passes, float)
-        draft = np.asarray(self.draft_passes, float)
-
-        def excess(c: float) -> float:
-            return float((self.tokens / np.maximum(target + c * draft, 1e-300)).mean()) - 1.0
-
-        return float(optimize.brentq(excess, 0.0, 1e6))
+        return (self.tokens - target) / draft
 
 
 def serve_ensemble(
@@ -245,12 +294,17 @@ def compare(
 ) -> Comparison:
     """Is ``after`` faster than ``before``? Paired over the ensembles' shared seeds.
 
-    "faster"/"slower" only when the confidence interval of the mean paired difference
-    excludes 0 and the change is at least RELATIVE_MARGIN; "within noise" otherwise; "same"
-    when every request is unchanged.
+    The change is the difference of the two ratios of means; its interval is the delta
+    method's over the paired requests (each request's influence on both ratios at once).
+    "faster"/"slower" only when that interval excludes 0 and the change is at least
+    RELATIVE_MARGIN; "within noise" otherwise; "same" when every request is unchanged. Both
+    sides must come from one estimator: a served and an exact ensemble differ by how they
+    are drawn, and that difference is not an effect.
     """
     if before.seeds != after.seeds:
         raise ValueError("compare needs ensembles on the same seeds")
+    if before.estimator != after.estimator:
+        raise ValueError("compare needs ensembles of one estimator on both sides")
     a, b = before.speedups(c_before), after.speedups(c_after)
     both_inf = np.isinf(a) & np.isinf(b)
     with np.errstate(invalid="ignore"):
@@ -258,43 +312,52 @@ def compare(
     faster = int((d > SAME_SPEED).sum())
     slower = int((d < -SAME_SPEED).sum())
     equal = d.size - faster - slower
-    diff = estimate(d)
-    if not np.isfinite(d).all():  # one side unbounded on some request: no interval to speak of
+    cost_a, cost_b = before.costs(c_before), after.costs(c_after)
+    was, now = ratio_estimate(before.tokens, cost_a), ratio_estimate(after.tokens, cost_b)
+    if not (np.isfinite(was.mean) and np.isfinite(now.mean)):  # a side cost nothing at all
         change: Change = (
-            "faster" if (d > 0).all() else "slower" if (d < 0).all() else "within noise"
+            "same" if was.mean == now.mean else "faster" if now.mean > was.mean else "slower"
         )
+        difference = 0.0 if change == "same" else now.mean - was.mean
         return Comparison(
-            estimate(a),
-            estimate(b),
-            change,
-            float(np.nanmean(d)),
-            -np.inf,
-            np.inf,
-            faster,
-            slower,
-            equal,
-            d.size,
+            was, now, change, difference, -np.inf, np.inf, faster, slower, equal, d.size
         )
+    difference = now.mean - was.mean
+    half = _paired_half_width(before.tokens, cost_a, after.tokens, cost_b)
     if faster == slower == 0:
         change = "same"
-    elif diff.ci_low > 0 and diff.mean > max(SAME_SPEED, RELATIVE_MARGIN * float(a.mean())):
+    elif difference - half > 0 and difference > max(SAME_SPEED, RELATIVE_MARGIN * was.mean):
         change = "faster"
-    elif diff.ci_high < 0 and -diff.mean > max(SAME_SPEED, RELATIVE_MARGIN * float(b.mean())):
+    elif difference + half < 0 and -difference > max(SAME_SPEED, RELATIVE_MARGIN * now.mean):
         change = "slower"
     else:
         change = "within noise"
     return Comparison(
-        estimate(a),
-        estimate(b),
+        was,
+        now,
         change,
-        diff.mean,
-        diff.ci_low,
-        diff.ci_high,
+        difference,
+        difference - half,
+        difference + half,
         faster,
         slower,
         equal,
         d.size,
     )
+
+
+def _paired_half_width(
+    tokens_a: int, cost_a: NDArray[np.float64], tokens_b: int, cost_b: NDArray[np.float64]
+) -> float:
+    """Half the interval of T_b / mean(b) − T_a / mean(a) over paired requests: the delta
+    method, with each request's influence on the difference."""
+    n = cost_a.size
+    if n < 2:
+        return 0.0
+    ma, mb = float(cost_a.mean()), float(cost_b.mean())
+    influence = tokens_a * (cost_a - ma) / ma**2 - tokens_b * (cost_b - mb) / mb**2
+    sd = float(influence.std(ddof=1))
+    return _t_quantile(CONFIDENCE, n - 1) * sd / math.sqrt(n)
 
 
 def verdict_on_one(est: Estimate) -> Literal["pays", "does not pay", "within noise"]:

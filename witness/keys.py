@@ -34,6 +34,9 @@ class Stream(IntEnum):
     # widening a chain into a tree keeps every decision the chain made (common random numbers).
     SIBLING_DRAFT = 3
     SIBLING_ACCEPT = 4
+    # The target's own text, token by token (witness.texts): the texts an exact-given-text
+    # ensemble averages over, keyed (seed, 0, position) so they never share a draft's draws.
+    TEXT = 5
 
 
 SIBLINGS_MAX = 4  # the widest tree node the station drafts (Settings.tree_width's maximum)

@@ -99,6 +99,20 @@ class TinyModels:
         self.row_of: NDArray[np.intp] = row_of
         self.row_of.flags.writeable = False
         self.draft_rows = _frozen(np.stack([self._draft_row(prev) for prev in range(v)]))
+        # The draft reads the last word alone: target row r pairs with draft row prev_of_row[r]
+        # (an unseen context's row is its last word's; a trigram context's is its second word).
+        prev_of_row = np.concatenate([np.arange(v), np.asarray(seen, dtype=np.int64) % v])
+        self.prev_of_row: NDArray[np.intp] = prev_of_row.astype(np.intp)
+        self.prev_of_row.flags.writeable = False
+        # What the exact-given-text ensembles read per row (witness.expected): the distance
+        # of the draft model from the target, and the target's least and most likely words.
+        gap = np.abs(self.target_rows - self.draft_rows[self.prev_of_row]).sum(axis=1)
+        self.draft_tv = _frozen(0.5 * gap)
+        self.target_argmin: NDArray[np.intp] = _frozen_ids(self.target_rows.argmin(axis=1))
+        self.target_argmax: NDArray[np.intp] = _frozen_ids(self.target_rows.argmax(axis=1))
+        # Each row's cumulative sums, for drawing the target's texts by inverse CDF (15 MB:
+        # a text's step then gathers its CDFs instead of summing 630 words per text).
+        self.target_cdf = _frozen(np.cumsum(self.target_rows, axis=1))
         # Per-call lookups in plain Python (cheaper than a numpy scalar index): the seen
         # contexts' rows by key, every other context on its last word's row. (A [V][V] list
         # would be 10 MB and 240 000 objects a worker for the same answer.)
@@ -161,6 +175,11 @@ def _frozen(row: FloatArray) -> FloatArray:
     out: FloatArray = np.asarray(row, dtype=np.float64)
     out.flags.writeable = False
     return out
+
+
+def _frozen_ids(ids: NDArray[np.intp]) -> NDArray[np.intp]:
+    ids.flags.writeable = False
+    return ids
 
 
 @cache

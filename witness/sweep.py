@@ -21,7 +21,7 @@ from typing import Any
 from witness.accounting import measured_speedup, priced_cost, speedup_expected
 from witness.cache import RequestCache
 from witness.costing import Costing, costing, price, priced_optimum
-from witness.ensemble import serve_ensemble
+from witness.expected import ensemble_of
 from witness.request import serve_request
 from witness.settings import (
     DISTINCT_WIDTH_MAX,
@@ -238,6 +238,6 @@ def sweep_k(
     """
     cache = RequestCache() if cache is None else cache
     if alpha is None:
-        alpha = serve_ensemble(settings, cache=cache).alpha
+        alpha = ensemble_of(settings, cache=cache).alpha
     widths = width_sweep(settings, cache=cache)
     return sweep_from(measure_k(settings, cache=cache), alpha, settings, widths)

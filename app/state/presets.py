@@ -56,7 +56,7 @@ PRESETS: tuple[Preset, ...] = (
         "The draft costs almost as much as the agreement saves: at k = 4 this is slower than "
         "plain decoding, and α is so close to c that even k = 1 barely breaks even.",
         "Which k, if any, makes this faster than plain decoding? Check the sweep.",
-        {"match": 0.0, "k": 4, "draft_cost": 0.45},
+        {"match": 0.0, "k": 4, "draft_cost": 0.35},
         names_answer=True,
     ),
     Preset(
@@ -208,7 +208,7 @@ PRESETS += (
         "adversary-recovery",
         "A draft that never agrees, and recovery",
         "An injected failure: the draft proposes the target's least likely word, which the "
-        "target almost never takes (α ≈ 0.0001). Every full block pays k draft passes for "
+        "target almost never takes (α ≈ 0.00002). Every full block pays k draft passes for "
         "one repaired token, "
         "and speculation is slower than plain decoding, though the output keeps p. In the "
         "policy race a recovery policy stops speculating and comes back to within 1% of "

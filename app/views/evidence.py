@@ -482,7 +482,7 @@ def chain_twin(s: Settings) -> Settings:
     )
 
 
-def _mean(xs: tuple[int, ...]) -> float:
+def _mean(xs: tuple[float, ...]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
 

@@ -140,10 +140,10 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
         )
         ens = witness.ensemble(s)
         # A tree, typical acceptance or a lookup is set beside the chain at the same k and
-        # seeds: the chain twin's ensemble (its own memo entry, shared by every such state).
-        chain = None if is_chain(s) else witness.ensemble(chain_twin(s))
-        # The savings judgement (a root-finding for the break-even cost among it) is made
-        # once: the evidence and the gates both show it.
+        # seeds: the chain twin's requests served on those seeds (its own memo entry, shared
+        # by every such state), so both sides are judged by one estimator.
+        chain = None if is_chain(s) else witness.ensemble(chain_twin(s), served=True)
+        # The savings judgement is made once: the evidence and the gates both show it.
         judged = savings(ens, s)
         evidence = evidence_view(
             trace, s, selected, witness.quick_check(s), hrefs, ens, chain=chain, judged=judged

@@ -35,9 +35,15 @@ def test_each_result_is_kept_by_what_it_depends_on() -> None:
     # An ensemble's requests do not depend on the cost or the timings either.
     assert w.ensemble(s) is w.ensemble(s.model_copy(update={"draft_cost": 0.3, "ttft_ms": 9}))
     assert w.ensemble(s) is not w.ensemble(s.model_copy(update={"k": 12}))
-    # The next seed's ensemble shares all but one request with this one.
+    # The lossless chain's texts depend on neither the match nor k: one draw serves both.
+    texts = w.sizes()["texts"]
+    w.ensemble(s.model_copy(update={"match": 0.8, "k": 7}))
+    assert w.sizes()["texts"] == texts == 1
+    # A served ensemble's next seed shares all but one request with this one.
+    served = s.model_copy(update={"repair": False})
+    w.ensemble(served)
     paths = w.sizes()["paths"]
-    w.ensemble(s.model_copy(update={"seed": s.seed + 1}))
+    w.ensemble(served.model_copy(update={"seed": s.seed + 1}))
     assert w.sizes()["paths"] == paths + 1
     # A trace depends on everything.
     assert w.trace(s) is w.trace(Settings(match=0.5))

@@ -15,7 +15,7 @@ from tests.browser.helpers import PREDICTED_URL, axe, is_evidence
 from witness import Settings
 from witness.batching import stops_paying
 from witness.costing import costing
-from witness.ensemble import serve_ensemble
+from witness.expected import ensemble_of
 
 SKIPPED = "/station?pred=skip"
 # Llama 3.2 1B over Llama 3.1 8B on an H100 at batch 1: both passes read their weights.
@@ -54,7 +54,7 @@ def test_the_batch_that_kills_the_win_draws_where_speculation_stops_paying(
     expect(page).to_have_url(re.compile(r"[?&]batch=256(&|$)"))
     assert query(page)["machine"] == "h100" and query(page)["pred"] == "lengthen_k"
     preset = BY_ID["batch-kills-win"].settings
-    here, _ = stops_paying(preset, serve_ensemble(preset).alpha)  # at the station's α
+    here, _ = stops_paying(preset, ensemble_of(preset).alpha)  # at the station's α
     expect(page.get_by_test_id("chart-batch")).to_be_visible()
     summary = page.get_by_test_id("batch-summary")
     expect(summary).to_contain_text("k = 4 stops paying from batch")

@@ -12,7 +12,7 @@ import pytest
 
 from witness import Settings, serve_request
 from witness.cli import main
-from witness.ensemble import serve_ensemble
+from witness.expected import ensemble_of
 from witness.evaluation import first_position
 from witness.theory import acceptance_rate, expected_speedup, optimal_k
 
@@ -65,7 +65,7 @@ def _sweep(out: str) -> tuple[int, list[tuple[int, float]], list[int]]:
 def test_sweep_marks_the_optimum(capsys, argv, settings) -> None:
     out = _run(capsys, "sweep", *argv)
     # The sweep's alpha is the station's: over every position the state's seeded requests draft.
-    alpha = serve_ensemble(settings).alpha
+    alpha = ensemble_of(settings).alpha
     best = optimal_k(alpha, settings.draft_cost, 16)
     header, rows, marked = _sweep(out)
     assert [k for k, _ in rows] == list(range(1, 17))
@@ -148,7 +148,7 @@ def test_batch_view_prints_the_table_and_the_thresholds(capsys) -> None:
 
     out = _run(capsys, "batch", "--machine", "h100", "--match", "0.9")
     s = Settings(machine="h100", match=0.9)
-    table = batch_table(s, serve_ensemble(s).alpha)
+    table = batch_table(s, ensemble_of(s).alpha)
     rows = [line for line in out.splitlines() if re.match(r"^ +\d+ ", line)]
     assert [int(r.split()[0]) for r in rows] == [p.batch for p in table.points]
     assert f"stops paying: from batch {table.stops_paying}" in out

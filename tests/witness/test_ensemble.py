@@ -20,6 +20,7 @@ from witness.ensemble import (
     estimate,
     serve_ensemble,
 )
+from witness.expected import ensemble_of
 from witness.request import serve_path
 from witness.settings import SEED_MAX
 
@@ -77,12 +78,14 @@ def test_the_ensemble_prices_its_requests_at_any_cost() -> None:
     assert other.target_passes == e.target_passes and other.draft_passes == e.draft_passes
 
 
-def test_the_break_even_cost_is_where_the_mean_speedup_is_one() -> None:
-    e = serve_ensemble(Settings(match=0.0), cache=CACHE)
+@pytest.mark.parametrize("served", [True, False])
+def test_the_break_even_cost_is_where_the_ensemble_speedup_is_one(served: bool) -> None:
+    e = ensemble_of(Settings(match=0.0), served=served, cache=CACHE)
+    assert e.estimator == ("served" if served else "exact-given-text")
     c = e.break_even_cost()
     assert c is not None and 0 < c < 1
-    assert e.speedups(c).mean() == pytest.approx(1.0, abs=1e-9)
-    assert e.speedups(c - 0.01).mean() > 1 > e.speedups(c + 0.01).mean()
+    assert e.speedup(c).mean == pytest.approx(1.0, abs=1e-9)
+    assert e.speedup(c - 0.01).mean > 1 > e.speedup(c + 0.01).mean
     assert serve_ensemble(Settings(verify=False), cache=CACHE).break_even_cost() is None
     assert serve_ensemble(Settings(tokens=1), cache=CACHE).break_even_cost() is None
 

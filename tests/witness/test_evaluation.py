@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from witness import Settings, acceptance_rate, expected_speedup, optimal_k, serve_request
-from witness.ensemble import serve_ensemble
+from witness.expected import ensemble_of
 from witness.evaluation import chi_square_against, evaluate, first_position
 from witness.lm import tiny_models
 from witness.sweep import sweep_k
@@ -127,12 +127,12 @@ def test_sweep_optimum_is_the_formula_optimum() -> None:
     s = Settings()
     sweep = sweep_k(s)
     # The formula's curve is at the station's α: the state's seeded requests, pooled.
-    alpha = serve_ensemble(s).alpha
+    alpha = ensemble_of(s).alpha
     assert sweep.alpha == pytest.approx(alpha, rel=1e-12)
     # The measured curve is the request on screen at each k, whatever k the instrument shows.
     at_11 = sweep_k(s.model_copy(update={"k": 11}))
     assert [p.speedup_measured for p in at_11.points] == [p.speedup_measured for p in sweep.points]
-    assert at_11.alpha == serve_ensemble(s.model_copy(update={"k": 11})).alpha
+    assert at_11.alpha == ensemble_of(s.model_copy(update={"k": 11})).alpha
     assert sweep.optimal_k == optimal_k(alpha, s.draft_cost, 16)
     assert sweep.pays == (alpha > s.draft_cost) is True
     assert [pt.k for pt in sweep.points] == list(range(1, 17))

@@ -277,7 +277,7 @@ def test_width_4_k_2_fits_the_picture() -> None:
 @pytest.mark.parametrize("mode", ["tree sample", "typical", "lookup match", "verify off"])
 def test_the_method_beside_its_chain_twin(mode: str) -> None:
     s, trace = trace_for(mode)
-    ens, chain = WITNESS.ensemble(s), WITNESS.ensemble(chain_twin(s))
+    ens, chain = WITNESS.ensemble(s), WITNESS.ensemble(chain_twin(s), served=True)
     assert ens.seeds == chain.seeds
     hrefs = tuple(("", "") for _ in trace.blocks)
     view = evidence_view(trace, s, 0, WITNESS.quick_check(s), hrefs, ens, chain=chain)
