@@ -27,9 +27,15 @@
    (`serve_ensemble`, `serve_path` per request) for trees of width 2/3/4 and each drafting,
    typical acceptance and prompt lookup, with a fresh cache (a match never seen) and a warm
    one (the state's laws already kept), as ratios to the chain's at the same k.
+6. The verdicts' ensemble of the lossless chain (`Witness.ensemble`): a never-seen (match, k)
+   on a prompt and seeds already seen (the texts kept: the exact recursion alone), and the
+   first sight of a prompt and seeds (the texts drawn, then the recursion); beside them the
+   same states' 32 served requests (`Witness.ensemble(served=True)`, the estimator the
+   exact one replaces), the in-run reference. Budgets: <= 1 ms and <= 5 ms (medians), at the
+   default 48 tokens; 256 tokens for information.
 
 Medians and ratios from one run only; nothing here is asserted in pytest.
-Run from the repo root: `.venv/bin/python bench/witness.py` (or `make bench`).
+Run from the repo root: `.venv/bin/python bench/witness.py [SECTION ...]` (or `make bench`).
 """
 
 from __future__ import annotations
@@ -477,6 +483,45 @@ def bench_machine() -> bool:
     return ok
 
 
+ENSEMBLE_BUDGET_MS, TEXTS_BUDGET_MS = 1.0, 5.0
+
+
+def bench_ensemble() -> bool:
+    """Section 6: the exact ensemble at never-seen states, against served requests."""
+    print("\n6. The verdicts' ensemble of the lossless chain, never-seen states (median ms)")
+    print(f"   {'what':<58} {'exact':>7} {'served':>7} {'ratio':>6}")
+    ok = True
+    for tokens in (48, 256):
+        w = Witness()
+        base = Settings(tokens=tokens)
+        w.ensemble(base)  # the prompt and seeds seen: their texts kept
+        exact, served, first = [], [], []
+        for i in range(60):
+            s = base.model_copy(update={"match": 0.05 + i * 0.0149, "k": 2 + i % 11})
+            t0 = time.perf_counter()
+            w.ensemble(s)
+            t1 = time.perf_counter()
+            if i % 3 == 0:  # served requests cost ~100x more: a third of the states
+                w.ensemble(s, served=True)
+                served.append((time.perf_counter() - t1) * 1e3)
+            exact.append((t1 - t0) * 1e3)
+            t2 = time.perf_counter()
+            w.ensemble(s.model_copy(update={"seed": 1_000 + i}))  # new seeds: texts drawn
+            first.append((time.perf_counter() - t2) * 1e3)
+        e, f, r = (statistics.median(x) for x in (exact, first, served))
+        what = f"new (match, k), texts kept, {tokens} tokens"
+        print(f"   {what:<58} {e:>7.3f} {r:>7.2f} {r / e:>6.0f}")
+        print(f"   {f'new prompt and seeds (texts drawn), {tokens} tokens':<58} {f:>7.3f}")
+        if tokens == 48:
+            ok = e <= ENSEMBLE_BUDGET_MS and f <= TEXTS_BUDGET_MS
+            verdict = "ok" if ok else "OVER BUDGET"
+            print(
+                f"   budgets <= {ENSEMBLE_BUDGET_MS:g} ms and <= {TEXTS_BUDGET_MS:g} ms at 48 "
+                f"tokens: {verdict}"
+            )
+    return ok
+
+
 def main() -> int:
     cpus = os.cpu_count()
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cpus
@@ -486,6 +531,8 @@ def main() -> int:
     )
     if os.getloadavg()[0] > 0.5 * (usable or 1):
         print("note: the machine is busy (load average above half the cpus): tails are noisy")
+    if sys.argv[1:] == ["6"]:
+        return 0 if bench_ensemble() else 1
     bench_slider()
     if not bench_simulation():
         print("MISMATCH: the vectorised and looped simulations disagree for the same seed")
@@ -494,7 +541,8 @@ def main() -> int:
         print("MISMATCH: the chain's text differs from the code before token trees")
         return 1
     bench_methods()
-    return 0 if bench_machine() else 1
+    machine_ok = bench_machine()
+    return 0 if bench_ensemble() and machine_ok else 1
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from witness.request import serve_request
 from witness.settings import Settings, expected_text, field_bounds
 from witness.sweep import sweep_k
 from witness.trace import BlockTrace, RequestTrace
+from witness.verdict import judged_trace, verdict_of
 
 MARK = {"accepted": "", "repaired": "*", "bonus": "+", "unchecked": "?"}
 
@@ -215,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.view == "trace":
         print(format_trace(serve_request(settings)))
     elif args.view == "json":
-        print(json.dumps(serve_request(settings).to_dict(), indent=2))
+        verdict = verdict_of(ensemble_of(settings), settings)
+        print(json.dumps(judged_trace(serve_request(settings), verdict).to_dict(), indent=2))
     elif args.view == "roofline":
         print(format_roofline(measured_here()))
     elif args.view == "race":

@@ -98,6 +98,7 @@ class Estimate:
     ci_low: MaybeInfinite
     ci_high: MaybeInfinite
     n: int
+    estimator: Estimator = "served"  # what the n are: served requests, or texts
 
 
 HUGE = 1e300  # past this, a sum of a few hundred values can overflow
@@ -130,7 +131,9 @@ def _t_quantile(confidence: float, df: int) -> float:
     return float(stats.t.ppf(0.5 + confidence / 2, df))
 
 
-def ratio_estimate(tokens: int, cost: NDArray[np.float64]) -> Estimate:
+def ratio_estimate(
+    tokens: int, cost: NDArray[np.float64], estimator: Estimator = "served"
+) -> Estimate:
     """The speedup of requests of ``tokens`` tokens that cost ``cost`` each (plain decoding
     costs one per token): tokens over the mean cost, with the mean cost's t interval mapped
     through it (a monotone map, so the interval keeps its level).
@@ -149,13 +152,13 @@ def ratio_estimate(tokens: int, cost: NDArray[np.float64]) -> Estimate:
     mean_cost = float(cost.mean())
     if mean_cost <= 0.0:  # every request cost nothing (verify off at c = 0)
         inf = float("inf")
-        return Estimate(inf, 0.0, low, high, inf, inf, n)
+        return Estimate(inf, 0.0, low, high, inf, inf, n, estimator)
     sd_cost = float(cost.std(ddof=1)) if n > 1 else 0.0
     half = _t_quantile(CONFIDENCE, n - 1) * sd_cost / math.sqrt(n) if n > 1 else 0.0
     mean = tokens / mean_cost
     sd = tokens * sd_cost / mean_cost**2
     upper = tokens / (mean_cost - half) if mean_cost > half else float("inf")
-    return Estimate(mean, sd, low, high, tokens / (mean_cost + half), upper, n)
+    return Estimate(mean, sd, low, high, tokens / (mean_cost + half), upper, n, estimator)
 
 
 def _per_request(tokens: int, cost: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -203,7 +206,7 @@ class Ensemble:
     def speedup(self, c: float | Costing) -> Estimate:
         """The ensemble's speedup: plain decoding's cost over the mean cost (a ratio of
         means), with its interval."""
-        return ratio_estimate(self.tokens, self.costs(c))
+        return ratio_estimate(self.tokens, self.costs(c), self.estimator)
 
     def break_even_cost(self) -> float | None:
         """The draft cost at which the ensemble's speedup is exactly 1: tokens over the mean
@@ -313,7 +316,8 @@ def compare(
     slower = int((d < -SAME_SPEED).sum())
     equal = d.size - faster - slower
     cost_a, cost_b = before.costs(c_before), after.costs(c_after)
-    was, now = ratio_estimate(before.tokens, cost_a), ratio_estimate(after.tokens, cost_b)
+    was = ratio_estimate(before.tokens, cost_a, before.estimator)
+    now = ratio_estimate(after.tokens, cost_b, after.estimator)
     if not (np.isfinite(was.mean) and np.isfinite(now.mean)):  # a side cost nothing at all
         change: Change = (
             "same" if was.mean == now.mean else "faster" if now.mean > was.mean else "slower"

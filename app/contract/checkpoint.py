@@ -144,6 +144,6 @@ def next_repair(s: Settings, trace: RequestTrace, ens: Ensemble) -> str:
     if status != "holds":
         return (
             f"Cheapen the draft or raise the match: at k = {s.k} the savings are not shown "
-            f"over the seeded requests (α = {alpha:.2f}, {cost_short(s)})."
+            f"over the state's ensemble (α = {alpha:.2f}, {cost_short(s)})."
         )
     return "Keep these settings and falsify the claim under the evaluation slice (station 09)."

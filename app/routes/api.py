@@ -23,9 +23,9 @@ from app.routes.api_models import (
     BusyAnswer,
     Distributions,
     EvaluationSlice,
+    JudgedTrace,
     KSweep,
     RaceAnswer,
-    RequestTrace,
 )
 from app.services import Witness
 from app.state.query import decode_query
@@ -33,6 +33,7 @@ from witness import Settings, acceptance_rate, output_distribution, residual
 from witness.batching import batch_table
 from witness.evaluation import evaluate, first_position
 from witness.lm import tiny_models
+from witness.verdict import judged_trace, verdict_of
 
 BUSY: dict[int | str, dict[str, Any]] = {
     503: {
@@ -73,9 +74,16 @@ async def _heavy(request: Request, work: Callable[[], T]) -> T:
         raise HTTPException(503, str(busy), {"Retry-After": str(busy.retry_after)}) from None
 
 
-@router.get("/trace", summary="The served request's trace and totals")
-async def trace(request: Request, settings: SettingsQuery) -> RequestTrace:
-    return await _heavy(request, lambda: _witness(request).trace(settings))
+@router.get(
+    "/trace", summary="The served request's trace and totals, and its state's verdict ensemble"
+)
+async def trace(request: Request, settings: SettingsQuery) -> JudgedTrace:
+    def judged() -> JudgedTrace:
+        witness = _witness(request)
+        verdict = verdict_of(witness.ensemble(settings), settings)
+        return judged_trace(witness.trace(settings), verdict)
+
+    return await _heavy(request, judged)
 
 
 @router.get("/sweep", summary="Speedup against draft length k, measured and expected")

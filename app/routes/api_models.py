@@ -28,11 +28,13 @@ from witness.batching import BatchTable
 from witness.evaluation import EvaluationSlice
 from witness.modes import Mode
 from witness.sweep import KSweep
+from witness.verdict import JudgedTrace
 
 __all__ = [
     "BatchTable",
     "BusyAnswer",
     "Health",
+    "JudgedTrace",
     "RaceAnswer",
     "CheckpointEntry",
     "CheckpointProblems",

@@ -9,6 +9,7 @@ from app.views.charts import BarChart, Gauge, PassChart, gauge, pass_chart, repa
 from app.views.judgement import (
     LEVEL,
     Savings,
+    counted,
     formula_gap,
     formula_speedup,
     savings,
@@ -278,7 +279,7 @@ def first_rejection_text(trace: RequestTrace) -> str:
 
 def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Figure, ...]:
     """The request's own counts, its speedup labelled as one request's, and the verdict's
-    numbers beside it: the mean over the seeded requests and the formula at the station's α."""
+    numbers beside it: the ensemble's speedup and the formula at the station's α."""
     if not is_chain(settings):
         return _method_figures(trace, settings, ens)
     t = trace.totals
@@ -298,17 +299,12 @@ def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Fig
             fmt.speedup(t.speedup_measured),
             f"seed {settings.seed}: one request is an example, not a verdict",
         ),
-        Figure(
-            f"Speedup over {est.n} seeded requests",
-            fmt.speedup(est.mean),
-            speedup_range(est),
-        ),
+        Figure(f"Speedup over {counted(est)}", fmt.speedup(est.mean), speedup_range(est)),
         Figure(
             "Speedup by the formula",
             fmt.speedup(formula_speedup(ens, settings)),
-            f"at the station's α = {ens.alpha:.3f} (mean over every drafted position of "
-            f"{est.n} requests; this request's own {t.mean_alpha:.3f}), "
-            f"{cost_short(settings)}",
+            f"at the station's α = {ens.alpha:.3f} (mean over {_alpha_over(ens)}; this "
+            f"request's own {t.mean_alpha:.3f}), {cost_short(settings)}",
         ),
         Figure(
             "Time at TPOT",
@@ -317,6 +313,14 @@ def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Fig
             f"(TTFT {settings.ttft_ms:g} ms, TPOT {settings.tpot_ms:g} ms)",
         ),
     )
+
+
+def _alpha_over(ens: Ensemble) -> str:
+    """Where the station's α is averaged, for the formula's figure."""
+    n = len(ens.seeds)
+    if ens.estimator == "exact-given-text":
+        return f"every position of {n} target texts"
+    return f"every drafted position of {n} requests"
 
 
 def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Figure, ...]:
@@ -357,7 +361,7 @@ def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Fi
             fmt.speedup(t.speedup_measured),
             f"seed {s.seed}: one request is an example, not a verdict",
         ),
-        Figure(f"Speedup over {est.n} seeded requests", fmt.speedup(est.mean), speedup_range(est)),
+        Figure(f"Speedup over {counted(est)}", fmt.speedup(est.mean), speedup_range(est)),
         Figure(
             "Speedup by the formula",
             fmt.speedup(formula),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from app.contract.route import Intervention
 from app.state.query import INTERVENTION_LABELS, RECORDED_FIELDS, Prediction
 from app.views import fmt
-from app.views.judgement import Savings, change_sentence, savings
+from app.views.judgement import Savings, change_sentence, counted, savings
 from app.views.tree_chart import ending_sentence, sibling_test
 from witness import Settings
 from witness.ensemble import Comparison, Ensemble
@@ -192,7 +192,7 @@ class VerdictView:
 
 def verdict_view(pred: Prediction, cmp: Comparison, now: RequestTrace, s: Settings) -> VerdictView:
     """The learner's prediction against the evidence: speed from the paired comparison of
-    the prediction's base and the current state over the same seeded requests."""
+    the prediction's base and the current state over the same seeds, by one estimator."""
     if pred.intervention is Intervention.SKIP:
         recorded = "You skipped the prediction (recorded as a skip)."
     else:
@@ -209,7 +209,7 @@ def verdict_view(pred: Prediction, cmp: Comparison, now: RequestTrace, s: Settin
     if all(getattr(pred.base, f) == getattr(s, f) for f in RECORDED_FIELDS):
         sentence = (
             f"Nothing has changed since the prediction ({fmt.speedup(cmp.after.mean)}, the "
-            f"mean over {cmp.n} seeded requests). {kept_text} Move the instrument to test it."
+            f"mean over {counted(cmp.after)}). {kept_text} Move the instrument to test it."
         )
         faster = None
     else:

@@ -4,9 +4,12 @@ Every panel that says "faster", "pays", "optimal" or "break-even" takes its sent
 here, so the gate, the verdict, the sweep's caption, the readout, the checkpoint and the
 worksheet say the same thing with the same numbers:
 
-- speed comes from the state's ensemble (`witness.ensemble`: the request on screen and the
-  next seeds), with its spread; "within noise" when the interval does not decide;
-- α is the station's α: the mean over every position those requests draft at;
+- speed comes from the state's ensemble, a ratio of means with its interval: for the lossless
+  chain the exact expectation given each of the target's texts (`witness.expected`), else
+  the request on screen and the next seeds served (`witness.ensemble`); "within noise" when
+  the interval does not decide, and the sentence names which of the two it averages over;
+- α is the station's α: the mean acceptance rate over the positions of those texts, or over
+  every position the served requests draft at;
 - break-even is per k (`break_even_cost`); "α > c" is named as the k = 1 rule it is;
 - the optimum says when it sits at or past the slider's edge, or does not exist.
 """
@@ -25,17 +28,40 @@ from witness.ensemble import CONFIDENCE, Comparison, Ensemble, Estimate, verdict
 from witness.theory import Optimum, break_even_cost, expected_speedup, speculation_pays
 
 LEVEL = f"{CONFIDENCE:.0%}"
+EXACT = "exact-given-text"
 # A gap between the formula and the measured mean is worth a sentence past this spread of
 # α over positions (below it the formula's one-α assumption is close to true).
 ALPHA_SPREAD = 0.05
 
 
+def exact(e: Estimate | Ensemble) -> bool:
+    """Whether ``e`` was judged exactly given the target's texts."""
+    return e.estimator == EXACT
+
+
+def counted(e: Estimate | Ensemble) -> str:
+    """What a verdict averages over: '32 seeded requests' or '32 target texts'."""
+    n = e.n if isinstance(e, Estimate) else len(e.seeds)
+    return f"{n} target texts" if exact(e) else f"{n} seeded requests"
+
+
 def speedup_range(e: Estimate) -> str:
-    """'mean 2.17× over 32 seeded requests (99% interval 2.04–2.30×; one request 1.72–2.91×)'."""
+    """'mean 2.13× over 32 target texts, … (99% interval 2.09–2.17×; one text 1.97–2.35×)'."""
+    if exact(e) and e.sd == 0.0:
+        return (
+            f"{fmt.speedup(e.mean)} expected on every one of {counted(e)} (each the exact "
+            "expectation given the text)"
+        )
     if e.sd == 0.0:
-        return f"{fmt.speedup(e.mean)} for every one of {e.n} seeded requests"
+        return f"{fmt.speedup(e.mean)} for every one of {counted(e)}"
+    if exact(e):
+        return (
+            f"mean {fmt.speedup(e.mean)} over {counted(e)}, each the exact expectation given "
+            f"the text ({LEVEL} interval {e.ci_low:.2f}–{e.ci_high:.2f}×; one text's "
+            f"expectation ranges {e.low:.2f}–{e.high:.2f}×)"
+        )
     return (
-        f"mean {fmt.speedup(e.mean)} over {e.n} seeded requests ({LEVEL} interval "
+        f"mean {fmt.speedup(e.mean)} over {counted(e)} ({LEVEL} interval "
         f"{e.ci_low:.2f}–{e.ci_high:.2f}×; one request alone ranges "
         f"{e.low:.2f}–{e.high:.2f}×)"
     )
@@ -43,10 +69,12 @@ def speedup_range(e: Estimate) -> str:
 
 def station_alpha(ens: Ensemble) -> str:
     """The station's α, named."""
-    return (
-        f"α = {ens.alpha:.3f} (the mean acceptance rate over every position "
-        f"{len(ens.seeds)} seeded requests draft at)"
+    where = (
+        f"every position of {counted(ens)}"
+        if exact(ens)
+        else f"every position {counted(ens)} draft at"
     )
+    return f"α = {ens.alpha:.3f} (the mean acceptance rate over {where})"
 
 
 def formula_speedup(ens: Ensemble, s: Settings) -> float | None:
@@ -193,12 +221,13 @@ def optimum_sentence(alpha: float, s: Settings, optimum: Optimum) -> str:
 def change_sentence(change: str, described: str, cmp: Comparison) -> str:
     """'Lengthening k … made it faster: mean 2.17× → 2.41× over 32 seeded requests …'."""
     b, a = cmp.before, cmp.after
-    means = f"mean {fmt.speedup(b.mean)} → {fmt.speedup(a.mean)} over {cmp.n} seeded requests"
+    means = f"mean {fmt.speedup(b.mean)} → {fmt.speedup(a.mean)} over {counted(a)}"
     tally = f"faster on {cmp.faster_on}, slower on {cmp.slower_on}, equal on {cmp.equal_on}"
     if change == "same":
+        each = "every target text expects" if exact(a) else "every seeded request took"
         return (
-            f"{described} made no difference to the speed: every seeded request took the "
-            f"same passes ({fmt.speedup(a.mean)})."
+            f"{described} made no difference to the speed: {each} the same passes "
+            f"({fmt.speedup(a.mean)})."
         )
     if not math.isfinite(cmp.ci_low) or not math.isfinite(cmp.ci_high):  # one side unbounded
         return f"{described} made it {change}: {means} ({tally})."

@@ -3,7 +3,7 @@
 Everything here is a pure function of a class's snapshot (counts of validated enum values,
 never anything a learner typed) and, for the reveal, of the app's `Witness`: the station's
 own verdict on each intervention the class chose, applied to the question's preset, judged
-over the preset's seeded requests exactly as a learner's station judges it
+over the preset's seeds exactly as a learner's station judges it
 (`Witness.compare`, `app/views/judgement.py`; the distribution from the exact check of the
 served request, as `app/views/gates.py` `verdict_view` does). So the projector and every
 learner's station say the same thing about the same intervention.
@@ -24,6 +24,7 @@ from app.state.interventions import apply_intervention
 from app.state.presets import BY_ID
 from app.state.query import INTERVENTION_LABELS
 from app.views import fmt
+from app.views.judgement import counted
 from app.views.prediction import arrows, moved
 from witness.ensemble import Comparison
 
@@ -191,7 +192,7 @@ def chosen_sentence(n: int, answered: int) -> str:
 def speed_words(cmp: Comparison) -> str:
     """The station's speed verdict in one clause, with the means it rests on."""
     b, a = cmp.before, cmp.after
-    means = f"mean {fmt.speedup(b.mean)} → {fmt.speedup(a.mean)} over {cmp.n} seeded requests"
+    means = f"mean {fmt.speedup(b.mean)} → {fmt.speedup(a.mean)} over {counted(a)}"
     match cmp.change:
         case "faster" | "slower":
             return f"{cmp.change} ({means})"
@@ -199,8 +200,8 @@ def speed_words(cmp: Comparison) -> str:
             return f"within noise, so not faster ({means})"
         case _:
             return (
-                f"no change in speed (every one of {cmp.n} seeded requests took the same "
-                f"passes, mean {fmt.speedup(a.mean)})"
+                f"no change in speed (every one of {counted(a)} took the same passes, mean "
+                f"{fmt.speedup(a.mean)})"
             )
 
 
@@ -315,7 +316,7 @@ def reveal_view(snap: Snapshot, witness: Witness) -> RevealView:
     """Beside the class's predictions, the station's evidence for each intervention chosen."""
     lede = (
         "The station's verdict on each intervention the class chose, applied to this preset "
-        "and judged over the same seeded requests every learner's station uses."
+        "and judged over the same seeds, by the same estimator, as every learner's station."
     )
     if snap.answered == 0:
         return RevealView(

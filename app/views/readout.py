@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from app.views import fmt
 from app.views.gates import Gate, InvariantView
-from app.views.judgement import LEVEL, formula_speedup
+from app.views.judgement import LEVEL, counted, exact, formula_speedup
 from witness import Settings
 from witness.accounting import draft_cost
 from witness.costing import costing, price
@@ -65,7 +65,7 @@ def readout_view(
     per_pass = "—" if ens.tokens_per_pass is None else f"{ens.tokens_per_pass:.2f}"
     this_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
     interval = (
-        "the same for every seed"
+        ("the same for every text" if exact(est) else "the same for every seed")
         if est.sd == 0.0
         else f"{LEVEL} interval {est.ci_low:.2f}–{est.ci_high:.2f}×"
     )
@@ -73,13 +73,13 @@ def readout_view(
         Reading(
             "Tokens per target pass",
             per_pass,
-            f"over {est.n} seeded requests; this request {this_pass}",
+            f"over {counted(est)}; this request {this_pass}",
             "readout-tokens",
         ),
         Reading(
             "Speedup against plain decoding",
             fmt.speedup(est.mean),
-            f"mean of {est.n} requests, {interval}; this request "
+            f"over {counted(est)}, {interval}; this request "
             f"{fmt.speedup(t.speedup_measured)}; formula {fmt.speedup(formula_speedup(ens, s))}"
             + _formula_caveat(ens, s),
             "readout-speedup",
@@ -145,6 +145,6 @@ def _spark(ens: Ensemble, s: Settings, mean: float) -> Sparkline:
             f"The formula's speedup against k at α = {ens.alpha:.3f} and "
             f"{priced}, from {fmt.speedup(values[0])} at k = 1 to "
             f"{fmt.speedup(values[-1])} at k = {k_max}; at the current k = {s.k} it is "
-            f"{fmt.speedup(here)}, and the seeded requests' mean is {fmt.speedup(mean)}."
+            f"{fmt.speedup(here)}, and the ensemble's mean is {fmt.speedup(mean)}."
         ),
     )

@@ -149,7 +149,7 @@ export const CLASS_PRESETS = {
     "number": 3,
     "title": "Draft too slow (c near α)",
     "shown": "Preset 3 (named at the reveal)",
-    "url": "/station?match=0&draft_cost=0.45&preset=draft-too-slow#step-03"
+    "url": "/station?match=0&draft_cost=0.35&preset=draft-too-slow#step-03"
   },
   "k-past-optimum": {
     "number": 4,

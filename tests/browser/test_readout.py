@@ -335,7 +335,7 @@ def test_teeth_the_fit_check_fails_when_it_should(page: Page) -> None:
         "() => document.querySelectorAll('.switches legend, .readout__item small').forEach(el => { el.style.fontSize = '0.8rem'; })"
     )
     tiny = page.evaluate(SMALL_TEXT, ["form.instrument", "#readout"])
-    assert ["Target verify", 12.8] in tiny and ["over 32 seeded requests;", 12.8] in tiny, tiny
+    assert ["Target verify", 12.8] in tiny and ["over 32 target texts;", 12.8] in tiny, tiny
     # Without the projector rules (standard view) the same screen does not hold it all.
     standard = open_step_04(page, "/station?pred=skip", PROJECTOR)
     assert standard.fits() is False, "the projector rules are not what makes it fit"

@@ -12,9 +12,10 @@ import pytest
 
 from witness import Settings, serve_request
 from witness.cli import main
-from witness.expected import ensemble_of
 from witness.evaluation import first_position
+from witness.expected import ensemble_of
 from witness.theory import acceptance_rate, expected_speedup, optimal_k
+from witness.verdict import judged_trace, verdict_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,8 +29,10 @@ def _run(capsys, *argv: str) -> str:
 
 def test_json_view_is_the_served_request(capsys) -> None:
     out = _run(capsys, "json", "--seed", "9", "--k", "6", "--repair", "off")
-    expected = serve_request(Settings(seed=9, k=6, repair=False)).to_dict()
+    s = Settings(seed=9, k=6, repair=False)
+    expected = judged_trace(serve_request(s), verdict_of(ensemble_of(s), s)).to_dict()
     assert json.loads(out) == expected
+    assert expected["verdict"]["estimator"] == "served"  # repair off has no exact form
 
 
 def test_trace_view_reports_the_request(capsys) -> None:
@@ -131,7 +134,14 @@ def test_module_entry_point_exit_codes() -> None:
         check=False,
     )
     assert good.returncode == 0
-    assert json.loads(good.stdout) == serve_request(Settings(tokens=5)).to_dict()
+    out = json.loads(good.stdout)
+    verdict = out.pop("verdict")
+    assert out == serve_request(Settings(tokens=5)).to_dict()
+    # Beside the request, its state's verdict ensemble: the lossless chain judged exactly.
+    exact = ensemble_of(Settings(tokens=5))
+    assert verdict["estimator"] == "exact-given-text" and verdict["n"] == len(exact.seeds) == 32
+    assert verdict["speedup"] == exact.speedup(0.1).mean
+    assert verdict["ci_low"] < verdict["speedup"] < verdict["ci_high"]
 
 
 def test_help_lists_every_range(capsys) -> None:

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from witness import Settings, acceptance_rate, expected_speedup, optimal_k, serve_request
-from witness.expected import ensemble_of
 from witness.evaluation import chi_square_against, evaluate, first_position
+from witness.expected import ensemble_of
 from witness.lm import tiny_models
 from witness.sweep import sweep_k
 

@@ -71,7 +71,11 @@ def _accepts_by_p(texts: Texts, match: float, adversary: bool) -> np.ndarray:
 def _served_passes(state: tuple[float, int, str, int, bool]) -> np.ndarray:
     m, k, prompt, tokens, adversary = state
     s = Settings(
-        match=m, k=k, prompt=prompt, tokens=tokens, draft_source="adversary" if adversary else "model"
+        match=m,
+        k=k,
+        prompt=prompt,
+        tokens=tokens,
+        draft_source="adversary" if adversary else "model",
     )
     paths = serve_lockstep(s, SERVED_SEEDS, cache=RequestCache())
     return np.array([p.target_passes for p in paths], float)
@@ -93,7 +97,8 @@ def _z(state: tuple[float, int, str, int, bool], served: np.ndarray, rule: Rule)
 @pytest.mark.slow
 @pytest.mark.parametrize("state", STATES, ids=lambda s: f"m{s[0]}-k{s[1]}-{s[4]}")
 def test_the_exact_mean_agrees_with_512_served_requests(
-    state: tuple[float, int, str, int, bool], served: dict[tuple[float, int, str, int, bool], np.ndarray]
+    state: tuple[float, int, str, int, bool],
+    served: dict[tuple[float, int, str, int, bool], np.ndarray],
 ) -> None:
     assert abs(_z(state, served[state], _rule)) < 3.0
 
@@ -164,7 +169,9 @@ def test_a_text_is_a_pure_function_of_its_seed() -> None:
 
 @pytest.mark.parametrize("adversary", [False, True])
 @pytest.mark.parametrize("match", [0.0, 0.37, 1.0])
-def test_alpha_at_each_text_position_is_the_law_at_its_context(match: float, adversary: bool) -> None:
+def test_alpha_at_each_text_position_is_the_law_at_its_context(
+    match: float, adversary: bool
+) -> None:
     models = tiny_models()
     texts = draw_texts(PROMPT, 12, False, (1, 2))
     got = acceptance(texts, match, adversary).alpha
@@ -172,11 +179,15 @@ def test_alpha_at_each_text_position_is_the_law_at_its_context(match: float, adv
         context = [*models.encode(PROMPT)[0], *texts.token[j].tolist()]
         for t in range(texts.tokens):
             before, prev = context_pair(models, context[: len(context) - texts.tokens + t])
-            law = law_at(models, models.target_row(before, prev), match, False, before, prev, adversary)
+            law = law_at(
+                models, models.target_row(before, prev), match, False, before, prev, adversary
+            )
             assert got[j, t] == pytest.approx(law.alpha, abs=1e-12)
             x = texts.token[j, t]
             accept = min(law.p[x], law.q[x]) / law.p[x]
-            assert acceptance(texts, match, adversary).accept[j, t] == pytest.approx(accept, abs=1e-12)
+            assert acceptance(texts, match, adversary).accept[j, t] == pytest.approx(
+                accept, abs=1e-12
+            )
 
 
 @pytest.mark.parametrize(

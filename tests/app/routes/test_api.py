@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 
 from witness import Settings, optimal_k, serve_request
 from witness.evaluation import first_position
+from witness.expected import ensemble_of
 
 # The JSON routes that take the instrument's settings as their query.
 SETTINGS_ROUTES = (
@@ -24,7 +25,42 @@ SETTINGS_ROUTES = (
 def test_trace_is_exactly_the_witness_to_dict(client: TestClient) -> None:
     r = client.get("/api/trace", params={"match": 0.4, "k": 6, "seed": 12})
     assert r.status_code == 200
-    assert r.json() == serve_request(Settings(match=0.4, k=6, seed=12)).to_dict()
+    body = r.json()
+    verdict = body.pop("verdict")
+    assert body == serve_request(Settings(match=0.4, k=6, seed=12)).to_dict()
+    assert verdict["estimator"] == "exact-given-text" and verdict["n"] == 32
+
+
+@pytest.mark.parametrize(
+    ("params", "estimator"),
+    [
+        ({}, "exact-given-text"),
+        ({"greedy": "true"}, "exact-given-text"),
+        ({"repair": "false"}, "served"),
+        ({"tree_width": 2}, "served"),
+        ({"verify": "false", "draft_cost": 0}, "served"),
+    ],
+)
+def test_the_trace_carries_its_states_verdict_ensemble(
+    client: TestClient, params: dict[str, object], estimator: str
+) -> None:
+    """The verdict beside the request: the state's ensemble at the state's price, named."""
+    s = Settings.model_validate(params)
+    verdict = client.get("/api/trace", params=params).json()["verdict"]
+    ens = ensemble_of(s)
+    est = ens.speedup(s.draft_cost)
+    assert verdict["estimator"] == ens.estimator == estimator
+    assert verdict["n"] == len(ens.seeds) == est.n
+    assert verdict["tokens_per_pass"] == ens.tokens_per_pass and verdict["alpha"] == ens.alpha
+    assert verdict["confidence"] == 0.99
+    if math.isinf(est.mean):  # verify off at c = 0: unbounded, said as null
+        assert verdict["speedup"] is verdict["ci_low"] is verdict["ci_high"] is None
+    else:
+        assert verdict["speedup"] == est.mean
+        assert verdict["ci_low"] <= verdict["speedup"] <= verdict["ci_high"]
+    # The OpenAPI description names every field of it.
+    schema = client.get("/openapi.json").json()["components"]["schemas"]
+    assert set(schema["Verdict"]["properties"]) == set(verdict)
 
 
 def test_sweep_marks_the_formula_optimum(client: TestClient) -> None:

@@ -17,8 +17,10 @@ from app.routes import api_models, route
 from tests.app.routes.test_api import SETTINGS_ROUTES
 from witness import Settings, acceptance_rate, output_distribution, residual, serve_request
 from witness.evaluation import evaluate, first_position
+from witness.expected import ensemble_of
 from witness.lm import tiny_models
 from witness.sweep import sweep_k
+from witness.verdict import judged_trace, verdict_of
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 # Before the routes were typed, each returned a dict annotated dict[str, Any], which FastAPI
@@ -51,7 +53,8 @@ def test_trace_and_sweep_send_the_bytes_their_dicts_did(
     s = Settings.model_validate(params)
     trace = client.get("/api/trace", params=params)
     assert trace.status_code == 200
-    assert trace.content == UNTYPED.dump_json(serve_request(s).to_dict())
+    judged = judged_trace(serve_request(s), verdict_of(ensemble_of(s), s))
+    assert trace.content == UNTYPED.dump_json(judged.to_dict())
     assert client.get("/api/sweep", params=params).content == UNTYPED.dump_json(
         sweep_k(s).to_dict()
     )

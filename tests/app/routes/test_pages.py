@@ -82,7 +82,8 @@ def test_recording_a_prediction_applies_it_and_opens_the_evidence(client: TestCl
     assert view.verdict is not None
     # The speed verdict compares the two settings over the same seeded requests.
     assert view.verdict.sentence.startswith("Lengthening k from 4 to 8 at match 0.60 ")
-    assert re.search(r"mean \d\.\d\d× → \d\.\d\d× over 32 seeded requests", view.verdict.sentence)
+    # The lossless chain on both sides: judged exactly over the same 32 target texts.
+    assert re.search(r"mean \d\.\d\d× → \d\.\d\d× over 32 target texts", view.verdict.sentence)
     assert "Your prediction" in view.verdict.judgement
 
 

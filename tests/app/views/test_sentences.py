@@ -24,7 +24,7 @@ from witness import Settings
 from witness.accounting import draft_cost, speedup_expected
 from witness.check import EXACT
 from witness.costing import costing, price, priced_optimum
-from witness.ensemble import verdict_on_one
+from witness.ensemble import Ensemble, verdict_on_one
 from witness.methods import is_chain
 from witness.settings import drafted_width, max_depth, tree_nodes
 from witness.sweep import K_MAX
@@ -88,6 +88,15 @@ def mode(request: pytest.FixtureRequest) -> tuple[str, StationView]:
     return request.param, _view(MODES[request.param])
 
 
+EXACT_TEXTS = "exact-given-text"
+
+
+def _over(ens: Ensemble) -> str:
+    """What the ensemble's figures say they average over: texts (exact) or requests."""
+    unit = "target texts" if ens.estimator == EXACT_TEXTS else "seeded requests"
+    return f"{len(ens.seeds)} {unit}"
+
+
 def test_the_gates_say_what_the_witness_says(mode: tuple[str, StationView]) -> None:
     _, v = mode
     s, t, c = v.settings, v.trace.totals, v.trace.check
@@ -129,7 +138,9 @@ def test_the_gates_say_what_the_witness_says(mode: tuple[str, StationView]) -> N
         expected = {"pays": "holds", "does not pay": "fails", "within noise": "undecided"}
         assert sv.status == expected[verdict_on_one(est)]
         if est.sd > 0:
-            assert f"mean {fmt.speedup(est.mean)} over {est.n} seeded requests" in sv.sentence
+            assert f"mean {fmt.speedup(est.mean)} over {_over(ens)}" in sv.sentence
+        # The sentence names its estimator: texts judged exactly, or requests served.
+        assert ("the exact expectation given" in sv.sentence) == (ens.estimator == EXACT_TEXTS)
         measured = ens.break_even_cost()
         assert f"(measured; {break_even_cost(ens.alpha, s.k):.2f} by the formula)" in sv.sentence
         assert measured is not None and f"under {measured:.2f}" in sv.sentence
@@ -160,7 +171,7 @@ def test_the_figures_label_one_request_and_the_ensemble(mode: tuple[str, Station
     assert one.value == fmt.speedup(t.speedup_measured)
     assert "one request is an example, not a verdict" in one.note
     est = ens.speedup(costing(s))
-    many = figs[f"Speedup over {est.n} seeded requests"]
+    many = figs[f"Speedup over {_over(ens)}"]
     assert many.value == fmt.speedup(est.mean)
     formula = figs["Speedup by the formula"]
     c = draft_cost(s)
