@@ -165,7 +165,7 @@ def format_batch(s: Settings, table: BatchTable) -> str:
         )
     lines = [
         f"{cost.pair.label} on {cost.machine.label}, context {s.context}, "
-        f"alpha {table.alpha:.3f} (the station's, over its seeded requests), k = {table.k}",
+        f"alpha {table.alpha:.3f} (the station's, over its ensemble), k = {table.k}",
         f"{'batch':>5} {'plain ms':>9} {'verify ms':>9} {'price':>7} {'at k':>7} "
         f"{'best k':>6} {'best':>7} {'fits':>5}",
     ]

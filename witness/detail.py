@@ -53,17 +53,20 @@ def repair_picture(
     # The drafted token, the residual's top tokens, then whatever either model likes most.
     order = [drafted, *top_ids[:RESIDUAL_BARS], *law.top_by_max(BAR_TOKENS)]
     picked = list(dict.fromkeys(int(t) for t in order))[:BAR_TOKENS]
+    # The picked values as Python floats in one conversion each (a bar reads seven).
+    ps, qs, rs = (row[picked].tolist() for row in (p, q, r))
     bars = tuple(
         Bar(
             word=vocab[t],
-            p=float(p[t]),
-            q=float(q[t]),
-            overlap=float(min(p[t], q[t])),
-            residual=float(r[t]),
-            repair_mass=rejection * float(r[t]),
-            resample_mass=rejection * float(p[t]),
+            p=pt,
+            q=qt,
+            overlap=min(pt, qt),
+            residual=rt,
+            repair_mass=rejection * rt,
+            resample_mass=rejection * pt,
         )
-        for t in picked
+        for t, pt, qt, rt in zip(picked, ps, qs, rs, strict=True)
     )
-    top = tuple((vocab[int(t)], float(r[t])) for t in top_ids if r[t] > 0)
+    ids = top_ids.tolist()
+    top = tuple((vocab[t], x) for t, x in zip(ids, r[ids].tolist(), strict=True) if x > 0)
     return bars, top

@@ -13,13 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from witness import kernels
 from witness.lm import BOUNDARY, TinyModels
 from witness.modes import Mode
 from witness.theory import (
     greedy_distribution,
-    output_law,
-    residual_unchecked,
-    total_variation_unchecked,
 )
 
 FloatArray = NDArray[np.float64]
@@ -78,10 +76,10 @@ def law_at(
 ) -> Law:
     """The laws at one context, given its target ``p = target_at(models, greedy, ...)``."""
     # q is blended from the *sampled* target, then made greedy: at match 1, q = p exactly.
+    # (`draft_law` and `greedy_distribution`, compiled: `witness.kernels`.)
     sampled = models.target_row(before, prev)
     d = adversary_row(sampled) if adversary else models.draft_row(prev)
-    q = draft_law(match, sampled, d)
-    return Law(p, read_only(greedy_distribution(q) if greedy else q))
+    return Law(p, read_only(kernels.draft_row(sampled, d, match, greedy)))
 
 
 def read_only(row: FloatArray) -> FloatArray:
@@ -101,9 +99,10 @@ class Law:
     def __init__(self, p: FloatArray, q: FloatArray) -> None:
         self.p = p
         self.q = q
-        # Every draft samples from it: `sample_from_cdf(law.q, law.q_cdf, u)`.
-        self.q_cdf: FloatArray = read_only(q.cumsum())
-        self.alpha = float(np.minimum(p, q).sum())  # every draft step shows it
+        # Every draft samples from it: `sample_from_cdf(law.q, law.q_cdf, u)`; every draft
+        # step shows α = Σ min(p, q). (`q.cumsum()` and the sum, compiled: `witness.kernels`.)
+        cdf, self.alpha = kernels.cdf_and_alpha(p, q)
+        self.q_cdf: FloatArray = read_only(cdf)
         self._residual: FloatArray | None = None
         self._by_residual: dict[int, IntpArray] = {}
         self._by_max: dict[int, IntpArray] = {}
@@ -114,8 +113,8 @@ class Law:
 
     @property
     def residual(self) -> FloatArray:
-        if self._residual is None:
-            self._residual = read_only(residual_unchecked(self.p, self.q))
+        if self._residual is None:  # `residual_unchecked`, compiled
+            self._residual = read_only(kernels.residual_row(self.p, self.q))
         return self._residual
 
     def top_by_residual(self, n: int) -> IntpArray:
@@ -133,7 +132,7 @@ class Law:
 
     def tv(self, mode: Mode) -> float:
         """Exact total variation between the law this mode emits here and p."""
-        if mode not in self._tv:
-            law = output_law(self.p, self.q, verify=mode != "no_verify", repair=mode == "lossless")
-            self._tv[mode] = float(total_variation_unchecked(law, self.p))
+        if mode not in self._tv:  # TV(output_law(p, q, …), p), compiled
+            verify, repair = mode != "no_verify", mode == "lossless"
+            self._tv[mode] = kernels.tv_row(self.p, self.q, verify, repair)
         return self._tv[mode]
