@@ -35,7 +35,8 @@
    default 48 tokens; 256 tokens for information.
 
 Medians and ratios from one run only; nothing here is asserted in pytest.
-Run from the repo root: `.venv/bin/python bench/witness.py [SECTION ...]` (or `make bench`).
+Run from the repo root: `.venv/bin/python bench/witness.py [1] [6]` (sections 1 and 6 alone), or
+with no argument for every section (or `make bench`).
 """
 
 from __future__ import annotations
@@ -531,8 +532,11 @@ def main() -> int:
     )
     if os.getloadavg()[0] > 0.5 * (usable or 1):
         print("note: the machine is busy (load average above half the cpus): tails are noisy")
-    if sys.argv[1:] == ["6"]:
-        return 0 if bench_ensemble() else 1
+    only = set(sys.argv[1:])  # sections to run, e.g. `bench/witness.py 1 6`; all when none
+    if only:
+        ok = bench_slider() if "1" in only else True
+        ok = (bench_ensemble() if "6" in only else True) and ok
+        return 0 if ok else 1
     bench_slider()
     if not bench_simulation():
         print("MISMATCH: the vectorised and looped simulations disagree for the same seed")
