@@ -155,16 +155,23 @@ def ratio_estimate(
         return Estimate(inf, 0.0, low, high, inf, inf, n, estimator)
     sd_cost = float(cost.std(ddof=1)) if n > 1 else 0.0
     half = _t_quantile(CONFIDENCE, n - 1) * sd_cost / math.sqrt(n) if n > 1 else 0.0
-    mean = tokens / mean_cost
-    sd = tokens * sd_cost / mean_cost**2
-    upper = tokens / (mean_cost - half) if mean_cost > half else float("inf")
-    return Estimate(mean, sd, low, high, tokens / (mean_cost + half), upper, n, estimator)
+    mean = _ratio(tokens, mean_cost)
+    sd = _ratio(tokens * sd_cost, mean_cost * mean_cost) if sd_cost > 0.0 else 0.0
+    upper = _ratio(tokens, mean_cost - half) if mean_cost > half else float("inf")
+    return Estimate(mean, sd, low, high, _ratio(tokens, mean_cost + half), upper, n, estimator)
+
+
+def _ratio(a: float, b: float) -> float:
+    """a / b for b > 0, inf where it overflows or b underflows to 0 (a draft cost of 1e-320
+    per pass is a valid setting, and 48 tokens over it is past any float)."""
+    with np.errstate(over="ignore", divide="ignore"):
+        return float(np.float64(a) / np.float64(b))
 
 
 def _per_request(tokens: int, cost: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Each request's own speedup, inf where it cost nothing."""
-    with np.errstate(divide="ignore"):
-        out: NDArray[np.float64] = np.where(cost > 0, tokens / np.maximum(cost, 1e-300), np.inf)
+    """Each request's own speedup, inf where it cost nothing (or so little it overflows)."""
+    with np.errstate(divide="ignore", over="ignore"):
+        out: NDArray[np.float64] = np.where(cost > 0, tokens / cost, np.inf)
     return out
 
 
@@ -358,10 +365,24 @@ def _paired_half_width(
     n = cost_a.size
     if n < 2:
         return 0.0
-    ma, mb = float(cost_a.mean()), float(cost_b.mean())
-    influence = tokens_a * (cost_a - ma) / ma**2 - tokens_b * (cost_b - mb) / mb**2
+    influence = _influence(tokens_a, cost_a) - _influence(tokens_b, cost_b)
     sd = float(influence.std(ddof=1))
+    if not math.isfinite(sd):  # a mean cost so small its square underflows: no interval
+        return float("inf")
     return _t_quantile(CONFIDENCE, n - 1) * sd / math.sqrt(n)
+
+
+def _influence(tokens: int, cost: NDArray[np.float64]) -> NDArray[np.float64]:
+    """tokens · (cost − mean) / mean² per request: minus its influence on tokens / mean(cost)
+    (a costlier request lowers the ratio); 0 where a request costs the mean, even when the
+    mean is too small to square."""
+    mean = float(cost.mean())
+    deviation = cost - mean
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        out: NDArray[np.float64] = np.where(
+            deviation == 0.0, 0.0, tokens * deviation / (mean * mean)
+        )
+    return out
 
 
 def verdict_on_one(est: Estimate) -> Literal["pays", "does not pay", "within noise"]:

@@ -187,3 +187,19 @@ def test_teeth_a_loose_interval_would_claim_repair_off_faster() -> None:
     finally:
         ensemble.CONFIDENCE = original
     assert loose > 0
+
+
+@pytest.mark.parametrize("c", [0.0, 5e-324, 1e-320, 1e-308, 1e-160])
+def test_a_cost_too_small_for_a_float_is_unbounded_not_an_error(c: float) -> None:
+    """Verify off at a draft cost so small that tokens / cost overflows (or its square
+    underflows): the ensemble's speedup and every comparison still answer, inf where the
+    float cannot hold it, and the ratio of means agrees with each request's own."""
+    off = serve_ensemble(Settings(verify=False), cache=CACHE)
+    est = off.speedup(c)
+    assert est.low == est.high == est.mean  # every request costs the same
+    with np.errstate(divide="ignore", over="ignore"):
+        expected = np.float64(48) / np.float64(48 * c)  # inf at 0 and past the largest float
+    assert est.mean == expected
+    on = serve_ensemble(Settings(), cache=CACHE)
+    assert compare(on, c, off, c).change == "faster"
+    assert compare(off, c, off, c).change == "same"
