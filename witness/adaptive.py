@@ -71,7 +71,7 @@ import numpy as np
 from witness.accounting import measured_speedup, priced_cost
 from witness.cache import RequestCache
 from witness.costing import costing, price
-from witness.ensemble import Estimate, ensemble_seeds, ensemble_size, estimate
+from witness.ensemble import Estimate, ensemble_seeds, ensemble_size, ratio_estimate
 from witness.keys import Stream, uniforms
 from witness.laws import FloatArray, Law, context_pair
 from witness.lm import TinyModels, detokenize, tiny_models
@@ -160,15 +160,22 @@ class RaceEnsemble:
     """Each policy's speedup over ``n`` seeded requests (the first is the request raced)."""
 
     seeds: tuple[int, ...]
+    # Each policy's speedup over them: a ratio of means, as every ensemble's (witness.ensemble).
     speedups: tuple[tuple[Policy, Estimate], ...]
-    # Each policy's speedup on every seed (inf at cost 0), for paired comparisons.
+    # Each policy's speedup on every seed (inf at cost 0).
     per_request: tuple[tuple[Policy, tuple[MaybeInfinite, ...]], ...] = ()
+    # Each policy's cost on every seed, in plain decoding steps, for paired comparisons.
+    per_request_cost: tuple[tuple[Policy, tuple[float, ...]], ...] = ()
+    tokens: int = 0
 
     def speedup(self, policy: Policy) -> Estimate:
         return next(e for p, e in self.speedups if p == policy)
 
     def values(self, policy: Policy) -> tuple[float, ...]:
         return next(v for p, v in self.per_request if p == policy)
+
+    def costs(self, policy: Policy) -> tuple[float, ...]:
+        return next(v for p, v in self.per_request_cost if p == policy)
 
 
 def raced_chain(s: Settings) -> Settings:
@@ -220,16 +227,20 @@ def race_ensemble(
     cache = RequestCache() if cache is None else cache
     seeds = ensemble_seeds(s.seed, ensemble_size(s.tokens) if n is None else n)
     values: dict[Policy, list[float]] = {p: [] for p in POLICIES}
+    costs: dict[Policy, list[float]] = {p: [] for p in POLICIES}
     for seed in seeds:
         one = s.model_copy(update={"seed": seed})
         grid = _grid(seed, s.tokens)
         for p in POLICIES:
-            speedup = _race_on(p, one, grid, cache).speedup
-            values[p].append(float("inf") if speedup is None else speedup)
+            run = _race_on(p, one, grid, cache)
+            values[p].append(float("inf") if run.speedup is None else run.speedup)
+            costs[p].append(run.cost)
     return RaceEnsemble(
         seeds,
-        tuple((p, estimate(np.asarray(values[p]))) for p in POLICIES),
+        tuple((p, ratio_estimate(s.tokens, np.asarray(costs[p]))) for p in POLICIES),
         tuple((p, tuple(values[p])) for p in POLICIES),
+        tuple((p, tuple(costs[p])) for p in POLICIES),
+        s.tokens,
     )
 
 

@@ -357,6 +357,16 @@ def compare(
     )
 
 
+def paired_difference(
+    tokens: int, before: NDArray[np.float64], after: NDArray[np.float64]
+) -> tuple[float, float]:
+    """tokens / mean(after) − tokens / mean(before) over paired requests of one length, and
+    half its interval at CONFIDENCE (the delta method): `compare`'s rule, for callers that
+    hold the costs themselves (the draft-length policies' race)."""
+    difference = ratio_estimate(tokens, after).mean - ratio_estimate(tokens, before).mean
+    return difference, _paired_half_width(tokens, before, tokens, after)
+
+
 def _paired_half_width(
     tokens_a: int, cost_a: NDArray[np.float64], tokens_b: int, cost_b: NDArray[np.float64]
 ) -> float:

@@ -29,7 +29,7 @@ from witness.adaptive import (
     Race,
     RaceEnsemble,
 )
-from witness.ensemble import CONFIDENCE, RELATIVE_MARGIN, Estimate, estimate
+from witness.ensemble import CONFIDENCE, RELATIVE_MARGIN, Estimate, paired_difference
 
 EXACT = 1e-12  # an exact distance this small is 0 (as the evidence reads it)
 KS_SHOWN = 12  # blocks listed in the table's k column before "…"
@@ -429,20 +429,21 @@ def _named(race: Race, policy: Policy) -> str:
 
 
 def _against(ens: RaceEnsemble, first: Policy, second: Policy, race: Race) -> str:
-    a, b = np.asarray(ens.values(first)), np.asarray(ens.values(second))
-    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+    """The leader against the runner-up on the same seeds: the difference of their speedups
+    (ratios of means) with the delta method's interval, as every comparison is judged."""
+    a, b = np.asarray(ens.costs(first)), np.asarray(ens.costs(second))
+    runner_up = ens.speedup(second).mean
+    if not (math.isfinite(ens.speedup(first).mean) and math.isfinite(runner_up)):
         return ""
-    diff = a - b
-    if np.all(diff == 0.0):
+    if np.array_equal(a, b):
         return f", the same as {_named(race, second)}'s on every request"
-    d = estimate(diff)
-    margin = RELATIVE_MARGIN * float(b.mean())
-    if d.ci_low > 0.0 and d.mean >= margin:
+    diff, half = paired_difference(ens.tokens, b, a)
+    if diff - half > 0.0 and diff >= RELATIVE_MARGIN * runner_up:
         return (
-            f", ahead of {_named(race, second)} by {d.mean:.2f}× on the same seeds "
-            f"({CONFIDENCE:.0%} interval {d.ci_low:.2f}–{d.ci_high:.2f}×)"
+            f", ahead of {_named(race, second)} by {diff:.2f}× on the same seeds "
+            f"({CONFIDENCE:.0%} interval {diff - half:.2f}–{diff + half:.2f}×)"
         )
-    return f", within noise of {_named(race, second)}'s {fmt.speedup(float(b.mean()))}"
+    return f", within noise of {_named(race, second)}'s {fmt.speedup(runner_up)}"
 
 
 # --------------------------------------------------------------------------------- chart
