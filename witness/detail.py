@@ -51,8 +51,8 @@ def repair_picture(
     rejection = max(0.0, 1.0 - law.alpha)
     top_ids = law.top_by_residual(RESIDUAL_TOP)
     # The drafted token, the residual's top tokens, then whatever either model likes most.
-    order = [drafted, *top_ids[:RESIDUAL_BARS], *law.top_by_max(BAR_TOKENS)]
-    picked = list(dict.fromkeys(int(t) for t in order))[:BAR_TOKENS]
+    order = [int(drafted), *top_ids[:RESIDUAL_BARS].tolist(), *law.top_by_max(BAR_TOKENS).tolist()]
+    picked = list(dict.fromkeys(order))[:BAR_TOKENS]
     # The picked values as Python floats in one conversion each (a bar reads seven).
     ps, qs, rs = (row[picked].tolist() for row in (p, q, r))
     bars = tuple(

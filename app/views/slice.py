@@ -98,7 +98,7 @@ def slice_view(ev: EvaluationSlice, settings: Settings, station_alpha: float) ->
     )
     alpha_note = (
         f"Every block here starts at the request's first position, where α = {ev.alpha:.3f}; "
-        f"the station's α, over every position of the state's whole requests, is "
+        f"the station's α, over every position of the state's ensemble, is "
         f"{station_alpha:.3f}. The speedups and their expected values are that one "
         "position's, not a request's."
     )
