@@ -154,3 +154,30 @@ def test_race_names_every_policy_and_the_querys_own_settings(client: TestClient)
     assert [p for p, _ in body["seeded"]["speedups"]] == policies
     for run in body["race"]["runs"]:
         assert sum(run["emitted"]) == 48 and run["target_passes"] == len(run["drafted"])
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {},
+        {"match": 0.0, "draft_cost": 0.35},
+        {"repair": "off"},
+        {"greedy": "on", "match": 0.2},
+        {"machine": "h100", "batch": 64},
+    ],
+    ids=["defaults", "too slow", "repair off", "greedy", "h100"],
+)
+def test_the_api_and_the_station_give_one_verdict(client: TestClient, query: dict[str, object]) -> None:
+    """The savings gate on the page quotes the numbers /api/trace gives for the same state."""
+    from app.views import fmt
+    from tests.app.view_models import view_of
+
+    params = {k: ("true" if v == "on" else "false" if v == "off" else v) for k, v in query.items()}
+    verdict = client.get("/api/trace", params=params).json()["verdict"]
+    view = view_of(client.get("/station", params={"pred": "skip", **query}))
+    sentence = view.invariant.savings.sentence
+    assert fmt.speedup(verdict["speedup"]) in sentence
+    if verdict["ci_low"] != verdict["ci_high"]:
+        assert f"{verdict['ci_low']:.2f}–{verdict['ci_high']:.2f}×" in sentence
+    unit = "target texts" if verdict["estimator"] == "exact-given-text" else "seeded requests"
+    assert f"{verdict['n']} {unit}" in sentence
