@@ -409,6 +409,33 @@ def class_path(j: int, i: int, rng: random.Random) -> str:
     return f"{EVIDENCE}&match={match:.6f}&k={rng.randint(2, 12)}&seed={rng.choice(CLASS_SEEDS)}"
 
 
+def burst(port: int, learners: int, first: int) -> None:
+    """Every learner asks for a new state at the same instant (the instructor says "now
+    move k"): how long the last of them waits (information: the queue drains at the
+    server's pace, so this is learners x a state's cost / workers)."""
+    times: list[float] = []
+    lock = threading.Lock()
+    start = threading.Barrier(learners)
+
+    def one(j: int) -> None:
+        with closing(http.client.HTTPConnection(HOST, port, timeout=60)) as conn:
+            conn.connect()
+            start.wait()
+            ms, _ = get_ms(conn, class_path(first + j, 499, random.Random(-1 - j)))
+        with lock:
+            times.append(ms)
+
+    threads = [threading.Thread(target=one, args=(j,)) for j in range(learners)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(
+        f"   all {learners} at once first (information): p50 {pct(times, 50):.0f} ms, "
+        f"the last answered after {max(times):.0f} ms"
+    )
+
+
 def bench_class(
     port: int,
     learners: int,
@@ -431,6 +458,9 @@ def bench_class(
         rng = random.Random(j)  # seeded: the same class every run
         with closing(http.client.HTTPConnection(HOST, port, timeout=60)) as conn:
             i = 0
+            # A learner's first move follows a pause like every later one: a class does not
+            # move in lockstep (`burst`, below, measures the moment when it does).
+            time.sleep(rng.uniform(*pauses))
             while time.perf_counter() < stop:
                 try:
                     ms, ok = get_ms(conn, class_path(first + j, i, rng))
@@ -450,6 +480,7 @@ def bench_class(
         for seed in CLASS_SEEDS:  # warm-up: each seed's texts and laws once, as a class would
             for _ in range(4):
                 get_ms(conn, f"{EVIDENCE}&seed={seed}")
+    burst(port, learners, first)
     with HealthProbe(port) as probe:
         t0 = time.perf_counter()
         threads = [threading.Thread(target=learner, args=(j,)) for j in range(learners)]
