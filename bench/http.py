@@ -78,7 +78,9 @@ HEAVIEST = "/api/sweep?k=16&tokens=256&match=0.0&seed={seed}"
 # What the hostile pass sent forty of at once, and QUALITY.md's liveness budget.
 EXPENSIVE = "/api/evaluation?k=16&match=0&tokens=256&seed={seed}"
 LIVENESS_P95_MS = 100.0
-EVIDENCE = "/station/evidence?pred=skip"
+# What a learner's slider sends after skipping the prediction at the defaults: the instrument
+# form carries the recorded prediction, its base included, with every move.
+EVIDENCE = "/station/evidence?pred=skip&base=0.6%2C4%2C0.1%2C1%2C1%2C0"
 # Every browser asks for gzip; the server answers rendered pages gzipped (and /healthz not).
 BROWSER_HEADERS = {"Accept-Encoding": "gzip"}
 
