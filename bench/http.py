@@ -5,7 +5,8 @@ worker per core unless `--workers`; no access log) in a subprocess on a free 127
 then in the same run (QUALITY.md, Speed; docs/QUALITY.md has the figures):
 
 1. One client, sequential, keep-alive (`http.client`), the three interleaved: p50 / p99 of
-   `GET /station/evidence?pred=skip&match=..&k=..` with a new (match, k) every request (a
+   `GET /station/evidence?pred=skip&base=..&match=..&k=..` (what the instrument form sends
+   after a skipped prediction at the defaults) with a new (match, k) every request (a
    match never used before, at k = 4, 3, 5), so none of the server's caches can answer (a
    learner dragging the match slider); the same with one fixed query (a slider dragged
    back: cached); and `/healthz`, the reference. Budgets: a new state's p50 <= 8x /healthz
@@ -25,9 +26,11 @@ then in the same run (QUALITY.md, Speed; docs/QUALITY.md has the figures):
 5. A class dragging sliders as browsers do (`--learners`, 40 by default): each learner has
    one keep-alive connection and at most one request in flight (the station's sliders are
    `hx-sync="closest form:queue last"`, debounced 150 ms), asks for a (match, k) nobody asked
-   for before (k 2-12) on one of a few seeds, and pauses 0.15-1 s after each answer (seeded),
-   for 20 s. The latency each learner waits, p50 / p95 / p99, and the new states answered per
-   second. Budget: p99 <= 150 ms, zero errors.
+   for before (k 2-12) on one of a few seeds, and pauses 0.15-1 s before each request
+   (seeded; the first too: a class does not move in lockstep), for 20 s. The latency each
+   learner waits, p50 / p95 / p99, and the new states answered per second. Budget: p99 <=
+   150 ms, zero errors. Before it, as information, every learner moves at the same instant
+   once: how long the last of them waits.
 6. A lecture (`--lecture`, 200 learners by default): the same, with 1-4 s pauses, for 20 s.
    Budget: p95 <= 300 ms, zero errors.
 
