@@ -32,6 +32,10 @@ GRID_CACHE = 8
 # of seeded requests needs three per seed, so they are kept apart and many more of them.
 SMALL_GRID = 256 * 16
 SMALL_GRID_CACHE = 512
+# The quick slice's grids (10 000 blocks at k = 1, 80 kB) come three per seed: a class
+# dragging over a few seeds needs a dozen of them, more than GRID_CACHE holds beside the rest.
+MEDIUM_GRID = 16_384
+MEDIUM_GRID_CACHE = 48
 SIBLING_GRID_CACHE = 128
 
 
@@ -47,25 +51,30 @@ class UniformGrids:
         # the bookkeeping is never corrupted. Bound per instance, so it dies with its owner.
         self._grid = lru_cache(maxsize=maxsize)(block_uniforms)
         self._small = lru_cache(maxsize=small)(block_uniforms)
+        self._medium = lru_cache(maxsize=MEDIUM_GRID_CACHE)(block_uniforms)
         # A tree's [tokens, k, width] sibling grids (at most 256 x 16 x 4 floats, 128 kB):
         # an ensemble asks for one pair per seed, a slider move for the same pairs again.
         self.siblings = lru_cache(maxsize=SIBLING_GRID_CACHE)(sibling_uniforms)
 
     def __call__(self, seed: int, n: int, k: int, stream: Stream) -> FloatArray:
-        grid = self._small if n * k <= SMALL_GRID else self._grid
+        size = n * k
+        grid = (
+            self._small
+            if size <= SMALL_GRID
+            else self._medium
+            if size <= MEDIUM_GRID
+            else self._grid
+        )
         return grid(seed, n, k, stream)
 
     def __len__(self) -> int:
-        return (
-            self._grid.cache_info().currsize
-            + self._small.cache_info().currsize
-            + self.siblings.cache_info().currsize
+        return sum(
+            c.cache_info().currsize for c in (self._grid, self._medium, self._small, self.siblings)
         )
 
     def clear(self) -> None:
-        self._grid.cache_clear()
-        self._small.cache_clear()
-        self.siblings.cache_clear()
+        for c in (self._grid, self._medium, self._small, self.siblings):
+            c.cache_clear()
 
 
 class RequestCache:

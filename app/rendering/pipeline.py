@@ -35,9 +35,10 @@ from app.rendering.lanes import Busy, Gone, Lanes
 from app.rendering.memo import Memo
 from app.services import Witness
 
-# Level 5, not Starlette's 9: a 60 KB fragment compresses in well under a millisecond and
-# still shrinks ~5x; level 9 spent several ms of every slider answer on it.
-GZIP_LEVEL = 5
+# Level 3, not Starlette's 9: on a 57 KB evidence fragment level 3 takes 0.18 ms for 11.5 KB,
+# level 5 0.55 ms for 10.4 KB and level 9 1.2 ms for 10.3 KB. A new state pays it once, on the
+# server's CPU, which a class shares; a tenth more bytes is ~0.1 ms on a classroom's Wi-Fi.
+GZIP_LEVEL = 3
 # Renders per app; a whole page is ~75 KB of HTML (~10 KB gzipped), a fragment ~50 KB.
 RENDER_CACHE = 1024
 
