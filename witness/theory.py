@@ -266,6 +266,9 @@ def expected_tokens_per_pass(alpha: ArrayLike, k: ArrayLike) -> FloatArray | flo
     >>> expected_tokens_per_pass(1.0, 4), expected_tokens_per_pass(0.0, 4)
     (5.0, 1.0)
     """
+    one = _one(alpha, k)
+    if one is not None:  # the views ask one (α, k) at a time, dozens per answer
+        return _tokens_per_pass_one(*one)
     a = np.asarray(alpha, dtype=np.float64)
     kk = np.asarray(k)
     if kk.dtype.kind not in "iu" or (kk < 0).any():
@@ -276,6 +279,30 @@ def expected_tokens_per_pass(alpha: ArrayLike, k: ArrayLike) -> FloatArray | flo
     j = np.arange(int(kk.max(initial=0)) + 1)
     terms = np.where(j <= kk[..., None], a[..., None] ** j, 0.0)
     return _scalar_or_array(terms.sum(axis=-1))
+
+
+_POWERS = np.arange(1025)  # exponents j of the series, 0 to the longest search of k (1 024)
+_POWERS.flags.writeable = False
+
+
+def _one(alpha: ArrayLike, k: ArrayLike) -> tuple[float, int] | None:
+    """(α, k) when they are one number and one integer (not arrays, not bools), else None."""
+    number = isinstance(alpha, int | float | np.integer | np.floating)
+    integer = isinstance(k, int | np.integer)
+    if number and integer and not isinstance(alpha, bool) and not isinstance(k, bool):
+        return float(alpha), int(k)  # type: ignore[arg-type]
+    return None
+
+
+def _tokens_per_pass_one(a: float, k: int) -> float:
+    """`expected_tokens_per_pass` at one (α, k), with the same float operations as the array
+    path (the powers a ** j on a numpy row, summed by numpy), without its broadcasting."""
+    if k < 0:
+        raise ValueError("k must be a non-negative integer")
+    if not (0.0 <= a <= 1.0):  # NaN fails this too
+        raise ValueError("alpha must lie in [0, 1]")
+    powers = _POWERS[: k + 1] if k < _POWERS.size else np.arange(k + 1)
+    return float((np.float64(a) ** powers).sum())
 
 
 def expected_speedup(alpha: ArrayLike, k: ArrayLike, c: ArrayLike) -> FloatArray | float:
@@ -292,6 +319,12 @@ def expected_speedup(alpha: ArrayLike, k: ArrayLike, c: ArrayLike) -> FloatArray
     >>> round(expected_speedup(0.8, 4, 0.05), 6)
     2.801333
     """
+    one = _one(alpha, k)
+    if one is not None and isinstance(c, int | float | np.integer | np.floating):
+        cost = float(c)
+        if not (0.0 <= cost < float("inf")):  # NaN fails this too
+            raise ValueError("c must be a finite, non-negative cost ratio")
+        return _tokens_per_pass_one(*one) / (one[1] * cost + 1.0)
     cc = np.asarray(c, dtype=np.float64)
     if not np.isfinite(cc).all() or (cc < 0).any():
         raise ValueError("c must be a finite, non-negative cost ratio")

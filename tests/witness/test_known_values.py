@@ -207,3 +207,31 @@ def test_k_equal_one() -> None:
     assert set(np.unique(sim.tokens_per_block)) == {1, 2}
     r = verify_block([P, P], [Q], [3], [0.7], 0.0)
     assert r.emitted == (3, 0)
+
+
+def test_one_alpha_and_k_answer_exactly_what_the_array_path_does() -> None:
+    """The views ask one (α, k, c) at a time; that path must give the array path's bits."""
+    from witness.theory import expected_speedup, expected_tokens_per_pass
+
+    rng = np.random.default_rng(29)
+    for a in [0.0, 1.0, 1 - 1e-12, *rng.random(60).tolist()]:
+        for k in [*range(0, 18), 300, 1024]:
+            row = expected_tokens_per_pass(np.array([a]), np.array([k]))
+            assert expected_tokens_per_pass(a, k) == float(np.asarray(row)[0])
+            for c in (0.0, 0.1, 0.45, 1.0):
+                row = expected_speedup(np.array([a]), np.array([k]), np.array([c]))
+                assert expected_speedup(a, k, c) == float(np.asarray(row)[0])
+
+
+def test_teeth_the_closed_quotient_is_not_the_series_bit_for_bit() -> None:
+    """(1 − α^(k+1)) / (1 − α) is the same number on paper; in floats it differs from the
+    summed series at some α, so the comparison above would catch another formula."""
+    from witness.theory import expected_tokens_per_pass
+
+    rng = np.random.default_rng(29)
+    differ = sum(
+        (1 - a ** (k + 1)) / (1 - a) != expected_tokens_per_pass(a, k)
+        for a in rng.random(60).tolist()
+        for k in range(1, 18)
+    )
+    assert differ > 0
