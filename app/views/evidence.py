@@ -9,6 +9,7 @@ from app.views.charts import BarChart, Gauge, PassChart, gauge, pass_chart, repa
 from app.views.judgement import (
     LEVEL,
     Savings,
+    alpha_over,
     counted,
     formula_gap,
     formula_speedup,
@@ -299,11 +300,15 @@ def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Fig
             fmt.speedup(t.speedup_measured),
             f"seed {settings.seed}: one request is an example, not a verdict",
         ),
-        Figure(f"Speedup over {counted(est)}", fmt.speedup(est.mean), speedup_range(est)),
+        Figure(
+            f"Speedup over {counted(est)}",
+            fmt.speedup(est.mean),
+            speedup_range(est, greedy=settings.greedy),
+        ),
         Figure(
             "Speedup by the formula",
             fmt.speedup(formula_speedup(ens, settings)),
-            f"at the station's α = {ens.alpha:.3f} (mean over {_alpha_over(ens)}; this "
+            f"at the station's α = {ens.alpha:.3f} (mean over {alpha_over(ens)}; this "
             f"request's own {t.mean_alpha:.3f}), {cost_short(settings)}",
         ),
         Figure(
@@ -313,14 +318,6 @@ def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Fig
             f"(TTFT {settings.ttft_ms:g} ms, TPOT {settings.tpot_ms:g} ms)",
         ),
     )
-
-
-def _alpha_over(ens: Ensemble) -> str:
-    """Where the station's α is averaged, for the formula's figure."""
-    n = len(ens.seeds)
-    if ens.estimator == "exact-given-text":
-        return f"every position of {n} target texts"
-    return f"every drafted position of {n} requests"
 
 
 def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Figure, ...]:
@@ -361,7 +358,11 @@ def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Fi
             fmt.speedup(t.speedup_measured),
             f"seed {s.seed}: one request is an example, not a verdict",
         ),
-        Figure(f"Speedup over {counted(est)}", fmt.speedup(est.mean), speedup_range(est)),
+        Figure(
+            f"Speedup over {counted(est)}",
+            fmt.speedup(est.mean),
+            speedup_range(est, greedy=s.greedy),
+        ),
         Figure(
             "Speedup by the formula",
             fmt.speedup(formula),

@@ -45,8 +45,15 @@ def counted(e: Estimate | Ensemble) -> str:
     return f"{n} target texts" if exact(e) else f"{n} seeded requests"
 
 
-def speedup_range(e: Estimate) -> str:
-    """'mean 2.13× over 32 target texts, … (99% interval 2.09–2.17×; one text 1.97–2.35×)'."""
+def speedup_range(e: Estimate, *, greedy: bool = False) -> str:
+    """'mean 2.13× over 32 target texts, … (99% interval 2.09–2.17×; one text 1.97–2.35×)'.
+
+    ``greedy``: the state decodes greedily, so its texts are one text at every seed."""
+    if exact(e) and greedy:
+        return (
+            f"{fmt.speedup(e.mean)} at every seed, the exact expectation given greedy "
+            "decoding's one text (the target writes the same text whatever the seed)"
+        )
     if exact(e) and e.sd == 0.0:
         return (
             f"{fmt.speedup(e.mean)} expected on every one of {counted(e)} (each the exact "
@@ -67,14 +74,12 @@ def speedup_range(e: Estimate) -> str:
     )
 
 
-def station_alpha(ens: Ensemble) -> str:
-    """The station's α, named."""
-    where = (
-        f"every position of {counted(ens)}"
-        if exact(ens)
-        else f"every position {counted(ens)} draft at"
-    )
-    return f"α = {ens.alpha:.3f} (the mean acceptance rate over {where})"
+def alpha_over(ens: Ensemble) -> str:
+    """Where the station's α is averaged: every position of the texts, or every position the
+    served requests draft at."""
+    if exact(ens):
+        return f"every position of {counted(ens)}"
+    return f"every drafted position of {counted(ens)}"
 
 
 def formula_speedup(ens: Ensemble, s: Settings) -> float | None:
@@ -154,19 +159,19 @@ def savings(ens: Ensemble, s: Settings) -> Savings:
             "Prompt lookup runs no draft model, so the draft cost c does not enter: the "
             "speed is the tokens each target pass emits."
         )
-    verdict = verdict_on_one(est)
+    verdict, said = verdict_on_one(est), speedup_range(est, greedy=s.greedy)
     if verdict == "pays":
-        return Savings("holds", f"Savings hold: {speedup_range(est)}. {where}", measured, formula)
+        return Savings("holds", f"Savings hold: {said}. {where}", measured, formula)
     if verdict == "does not pay":
         return Savings(
             "fails",
-            f"Savings fail: {speedup_range(est)}, slower than plain decoding. {where}",
+            f"Savings fail: {said}, slower than plain decoding. {where}",
             measured,
             formula,
         )
     return Savings(
         "undecided",
-        f"Savings undecided: {speedup_range(est)}, within noise of plain decoding (1×). {where}",
+        f"Savings undecided: {said}, within noise of plain decoding (1×). {where}",
         measured,
         formula,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from fastapi.testclient import TestClient
@@ -164,8 +165,14 @@ def test_race_names_every_policy_and_the_querys_own_settings(client: TestClient)
         {"repair": "off"},
         {"greedy": "on", "match": 0.2},
         {"machine": "h100", "batch": 64},
+        {"verify": "off"},
+        {"match": 1.0, "k": 8},
+        {"match": 0.0},
+        {"k": 1},
+        {"k": 16},
+        {"greedy": "on", "verify": "off"},
     ],
-    ids=["defaults", "too slow", "repair off", "greedy", "h100"],
+    ids=["defaults", "too slow", "repair off", "greedy", "h100", "verify off", "p = q", "match 0", "k 1", "k 16", "greedy verify off"],
 )
 def test_the_api_and_the_station_give_one_verdict(client: TestClient, query: dict[str, object]) -> None:
     """The savings gate on the page quotes the numbers /api/trace gives for the same state."""
@@ -179,5 +186,41 @@ def test_the_api_and_the_station_give_one_verdict(client: TestClient, query: dic
     assert fmt.speedup(verdict["speedup"]) in sentence
     if verdict["ci_low"] != verdict["ci_high"]:
         assert f"{verdict['ci_low']:.2f}–{verdict['ci_high']:.2f}×" in sentence
-    unit = "target texts" if verdict["estimator"] == "exact-given-text" else "seeded requests"
-    assert f"{verdict['n']} {unit}" in sentence
+    if view.settings.verify and view.settings.greedy:  # one text, whatever the seed
+        assert verdict["estimator"] == "exact-given-text" and "greedy decoding's one text" in sentence
+    elif view.settings.verify:  # with verify off the gate says "not earned", with 1/c alone
+        unit = "target texts" if verdict["estimator"] == "exact-given-text" else "seeded requests"
+        assert f"{verdict['n']} {unit}" in sentence
+    else:
+        assert "not earned" in sentence and verdict["estimator"] == "served"
+
+
+MEANS = re.compile(r"mean (\S+) → (\S+) over (\d+ (?:target texts|seeded requests))")
+
+
+@pytest.mark.parametrize("preset", ["well-matched", "greedy", "p-equals-q", "unsafe-shortcut", "mismatched"])
+def test_the_class_reveal_and_the_station_say_the_same_of_an_intervention(
+    client: TestClient, preset: str
+) -> None:
+    """The reveal's verdict on each intervention quotes the means the learner's station shows
+    after recording it at the preset: one comparison, one estimator."""
+    from app.contract.route import Intervention
+    from app.state.presets import BY_ID
+    from app.views.live_class import witnessed
+    from tests.app.view_models import view_of
+
+    values = {k: ("on" if v is True else "off" if v is False else v) for k, v in BY_ID[preset].values.items()}
+    for intervention in Intervention:
+        if intervention is Intervention.SKIP:
+            continue
+        page = client.get("/station/predict", params={**values, "pred": intervention.value})
+        station = view_of(client.get(page.url)).verdict.sentence
+        reveal = witnessed(preset, intervention, client.app.state.witness)
+        found, said = MEANS.search(station), MEANS.search(reveal.speed)
+        if reveal.change == "same":
+            assert "no change" in reveal.speed
+            assert "no difference" in station or station.startswith("Nothing has changed")
+            continue
+        assert found and said and found.groups() == said.groups(), (station, reveal.speed)
+        words = {"faster": "made it faster", "slower": "made it slower", "within noise": "no more than noise"}
+        assert words[reveal.change] in station
