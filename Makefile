@@ -20,7 +20,7 @@ $(PY):
 
 $(VENV)/.app-installed: pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e .
-	$(PY) -c "import witness.kernels"  # compile the kernels once, into their disk cache
+	$(PY) -c "import witness.kernels, witness.chain"  # compile the kernels once, into their disk cache
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml $(VENV)/.app-installed

@@ -20,8 +20,8 @@ from witness.costing import costing
 from witness.ensemble import Comparison, Ensemble, compare, serve_ensemble
 from witness.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first_token_check
 from witness.expected import exact_applies, exact_ensemble, texts_for
-from witness.lockstep import ServedPaths
 from witness.modes import Mode, mode_of
+from witness.paths import ServedPaths
 from witness.sweep import KSweep, MeasuredPoint, WidthMeasure, measure_k, sweep_from, width_sweep
 from witness.texts import Texts
 
@@ -55,7 +55,7 @@ class Witness:
         self._sweeps: Memo[tuple[MeasuredPoint, ...]] = Memo(partial(measure_k, cache=c), SWEEPS)
         self._widths: Memo[tuple[WidthMeasure, ...]] = Memo(partial(width_sweep, cache=c), SWEEPS)
         # One request's passes, kept per seed: neighbouring seeds' ensembles share all but one,
-        # and an ensemble's missing chain requests are served together (`witness.lockstep`).
+        # and an ensemble's missing chain requests are served together (`witness.paths`).
         self._paths = ServedPaths(c, PATHS)
         self._ensembles: Memo[Ensemble] = Memo(partial(serve_ensemble, path=self._paths), ENSEMBLES)
         # The lossless chain's verdicts: the target's texts, drawn once per prompt, length,
@@ -185,7 +185,7 @@ def _first_token_check(key: Settings, mode: Mode, *, cache: RequestCache) -> Fir
 
 
 def _race(key: Settings, *, cache: RequestCache) -> tuple[Race, RaceEnsemble]:
-    return race(key, cache=cache), race_ensemble(key, cache=cache)
+    return race(key), race_ensemble(key)  # the compiled chain keeps no laws: no cache
 
 
 def _evaluate(key: Settings, *, cache: RequestCache) -> EvaluationSlice:

@@ -33,9 +33,14 @@
    same states' 32 served requests (`Witness.ensemble(served=True)`, the estimator the
    exact one replaces), the in-run reference. Budgets: <= 1 ms and <= 5 ms (medians), at the
    default 48 tokens; 256 tokens for information.
+7. The chain's serve loop, compiled (`witness.chain`), against the numpy loops it replaced
+   (commit 5cc1102, loaded as ``witness_numpy``): 32 seeded requests, one request's passes,
+   the request on screen and a race, each at never-seen states (a match no law is kept for;
+   verify and repair off in some), alternating; the results must be identical (else
+   MISMATCH, exit 1). The compiled loop is kept because it is faster: ratio < 1.
 
 Medians and ratios from one run only; nothing here is asserted in pytest.
-Run from the repo root: `.venv/bin/python bench/witness.py [1] [6]` (sections 1 and 6 alone), or
+Run from the repo root: `.venv/bin/python bench/witness.py [1] [6] [7]` (those sections alone), or
 with no argument for every section (or `make bench`).
 """
 
@@ -249,13 +254,13 @@ ROUNDS = 5  # measured rounds of section 3
 CHAIN_BUDGET = 1.05
 
 
-def load_before() -> Any | None:
-    """The pre-issue witness as the package ``witness_before``, or None without git."""
+def load_before(commit: str = BEFORE_COMMIT, name: str = "witness_before") -> Any | None:
+    """The witness of ``commit`` as the package ``name``, or None without git."""
     root = Path(__file__).resolve().parent.parent
-    target = Path(tempfile.mkdtemp(prefix="witness_before_"))
+    target = Path(tempfile.mkdtemp(prefix=f"{name}_"))
     try:
         archive = subprocess.run(
-            ["git", "archive", BEFORE_COMMIT, "witness", "seeds/corpus.txt"],
+            ["git", "archive", commit, "witness", "seeds/corpus.txt"],
             cwd=root,
             capture_output=True,
             check=True,
@@ -264,15 +269,15 @@ def load_before() -> Any | None:
         return None
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(target, filter="data")
-    package = target / "witness_before"
+    package = target / name
     (target / "witness").rename(package)
     for source in package.rglob("*.py"):
         text = source.read_text()
-        text = re.sub(r"\b(from|import) witness\b", r"\1 witness_before", text)
+        text = re.sub(r"\b(from|import) witness\b", rf"\1 {name}", text)
         source.write_text(text)
     sys.path.insert(0, str(target))
     atexit.register(shutil.rmtree, target, ignore_errors=True)
-    return importlib.import_module("witness_before")
+    return importlib.import_module(name)
 
 
 def bench_chain_before() -> bool:
@@ -523,6 +528,94 @@ def bench_ensemble() -> bool:
     return ok
 
 
+NUMPY_COMMIT = "5cc1102"  # the last commit whose chain loops were numpy (the lockstep)
+LOOP_STATES = 60
+
+
+def bench_compiled_chain() -> bool:
+    """Section 7: the compiled chain against the numpy loops it replaced, same states."""
+    old = load_before(NUMPY_COMMIT, "witness_numpy")
+    print(f"\n7. The chain's serve loop, compiled, against the numpy loops of {NUMPY_COMMIT}")
+    if old is None:
+        print("   skipped: git archive is not available here")
+        return True
+    from dataclasses import asdict
+
+    from witness.adaptive import race
+    from witness.chain import serve_chains
+    from witness.ensemble import ensemble_seeds
+    from witness.request import serve_path
+
+    old_lockstep = importlib.import_module("witness_numpy.lockstep")
+    old_request = importlib.import_module("witness_numpy.request")
+    old_adaptive = importlib.import_module("witness_numpy.adaptive")
+    old_grids = old.cache.UniformGrids()
+
+    def pair(s: Settings) -> Any:
+        return old.settings.Settings(**s.model_dump())
+
+    def seeds(s: Settings) -> tuple[int, ...]:
+        return tuple(ensemble_seeds(s.seed, 32))
+
+    # What each loop serves for a never-seen match (fresh laws): the loop now, the loop then.
+    rows: list[tuple[str, Callable[[Settings], Any], Callable[[Any], Any]]] = [
+        (
+            "32 seeded requests (an ensemble)",
+            lambda s: serve_chains(s, seeds(s), cache=RequestCache(grids=GRIDS)),
+            lambda o: old_lockstep.serve_lockstep(
+                o, seeds(o), cache=old.RequestCache(grids=old_grids)
+            ),
+        ),
+        (
+            "one request's passes (serve_path)",
+            lambda s: serve_path(s, cache=RequestCache(grids=GRIDS)),
+            lambda o: old_request.serve_path(o, cache=old.RequestCache(grids=old_grids)),
+        ),
+        (
+            "the request on screen (serve_request)",
+            lambda s: serve_request(s, cache=RequestCache(grids=GRIDS)),
+            lambda o: old.serve_request(o, cache=old.RequestCache(grids=old_grids)),
+        ),
+        (
+            "a race of five policies",
+            race,
+            lambda o: old_adaptive.race(o, cache=old.RequestCache(grids=old_grids)),
+        ),
+    ]
+    states = [
+        Settings(match=0.05 + i * 0.0149, k=2 + i % 11, verify=i % 5 != 1, repair=i % 5 != 2)
+        for i in range(LOOP_STATES)
+    ]
+    same = True
+    print(f"   {'never-seen match, 48 tokens':<40} {'now ms':>8} {'numpy ms':>9} {'ratio':>6}")
+    for name, new_fn, old_fn in rows:
+        for s in states[:8]:
+            a, b = new_fn(s), old_fn(pair(s))
+            same = same and _as_plain(a, asdict) == _as_plain(b, asdict)
+        now, then = [], []
+        for i, s in enumerate(states):
+            o = pair(s)
+            order = [(now, lambda s=s: new_fn(s)), (then, lambda o=o: old_fn(o))]
+            for out, fn in order if i % 2 == 0 else order[::-1]:
+                t0 = time.perf_counter()
+                fn()
+                out.append((time.perf_counter() - t0) * 1e3)
+        n, t = statistics.median(now), statistics.median(then)
+        print(f"   {name:<40} {n:>8.3f} {t:>9.3f} {n / t:>6.2f}")
+    print(f"   identical results ({NUMPY_COMMIT}'s loops): {'yes' if same else 'MISMATCH'}")
+    return same
+
+
+def _as_plain(x: Any, asdict: Callable[[Any], Any]) -> Any:
+    """A result as plain data, whichever package's dataclasses it is made of."""
+    if isinstance(x, list):
+        return [_as_plain(v, asdict) for v in x]
+    if hasattr(x, "to_dict"):
+        return x.to_dict()
+    d = asdict(x)
+    return {k: v for k, v in d.items() if k not in ("settings", "raced")}
+
+
 def main() -> int:
     cpus = os.cpu_count()
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cpus
@@ -536,6 +629,7 @@ def main() -> int:
     if only:
         ok = bench_slider() if "1" in only else True
         ok = (bench_ensemble() if "6" in only else True) and ok
+        ok = (bench_compiled_chain() if "7" in only else True) and ok
         return 0 if ok else 1
     bench_slider()
     if not bench_simulation():
@@ -546,7 +640,8 @@ def main() -> int:
         return 1
     bench_methods()
     machine_ok = bench_machine()
-    return 0 if bench_ensemble() and machine_ok else 1
+    chain_ok = bench_compiled_chain()
+    return 0 if bench_ensemble() and machine_ok and chain_ok else 1
 
 
 if __name__ == "__main__":

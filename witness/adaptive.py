@@ -62,25 +62,22 @@ over that cost (plain decoding costs one step a token).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
+from witness import chain
 from witness.accounting import measured_speedup, priced_cost
-from witness.cache import RequestCache
 from witness.costing import costing, price
 from witness.ensemble import Estimate, ensemble_seeds, ensemble_size, ratio_estimate
 from witness.keys import Stream, uniforms
-from witness.laws import FloatArray, Law, context_pair
-from witness.lm import TinyModels, detokenize, tiny_models
+from witness.laws import FloatArray, context_pair
+from witness.lm import detokenize, tiny_models
 from witness.methods import is_chain
 from witness.modes import mode_of
 from witness.roofline import next_k_heuristic
-from witness.rule import accepts, verify_unchecked
 from witness.settings import Settings
-from witness.theory import sample_from_cdf
 from witness.unbounded import MaybeInfinite
 
 Policy = Literal["fixed", "heuristic", "confidence", "oracle", "recovery"]
@@ -209,22 +206,18 @@ def _grid(seed: int, tokens: int) -> _Grid:
     return _Grid(*(uniforms(seed, t, 0, x) for x in (Stream.DRAFT, Stream.ACCEPT, Stream.FINAL)))
 
 
-def race(settings: Settings, *, cache: RequestCache | None = None) -> Race:
+def race(settings: Settings) -> Race:
     """Race every policy on the request ``settings`` serve (its chain), same uniforms."""
     s = raced_chain(settings)
-    cache = RequestCache() if cache is None else cache
     grid = _grid(s.seed, s.tokens)
-    runs = tuple(_race_on(p, s, grid, cache) for p in POLICIES)
+    runs = tuple(_race_on(p, s, grid) for p in POLICIES)
     return Race(settings, s, runs, price(s, 1), mode_of(s.verify, s.repair) == "lossless")
 
 
-def race_ensemble(
-    settings: Settings, n: int | None = None, *, cache: RequestCache | None = None
-) -> RaceEnsemble:
+def race_ensemble(settings: Settings, n: int | None = None) -> RaceEnsemble:
     """Each policy's speedup over ``n`` seeded requests (`ensemble_seeds`; by default as many
     as the station's ensembles use for this length), from which every verdict is drawn."""
     s = raced_chain(settings)
-    cache = RequestCache() if cache is None else cache
     seeds = ensemble_seeds(s.seed, ensemble_size(s.tokens) if n is None else n)
     values: dict[Policy, list[float]] = {p: [] for p in POLICIES}
     costs: dict[Policy, list[float]] = {p: [] for p in POLICIES}
@@ -232,7 +225,7 @@ def race_ensemble(
         one = s.model_copy(update={"seed": seed})
         grid = _grid(seed, s.tokens)
         for p in POLICIES:
-            run = _race_on(p, one, grid, cache)
+            run = _race_on(p, one, grid)
             values[p].append(float("inf") if run.speedup is None else run.speedup)
             costs[p].append(run.cost)
     return RaceEnsemble(
@@ -297,25 +290,14 @@ class _Planner:
             self.k = 1
 
 
-StopRule = Callable[[int, Law, int], bool]
-
-
-def _race_on(
-    policy: Policy,
-    s: Settings,
-    grid: _Grid,
-    cache: RequestCache,
-    *,
-    peek: bool = False,
-) -> PolicyRun:
+def _race_on(policy: Policy, s: Settings, grid: _Grid, *, peek: bool = False) -> PolicyRun:
     """Serve ``s`` under ``policy`` with the position-keyed uniforms of ``grid``.
 
     ``peek`` (tests only, with the oracle) is the broken twin: it stops *before* the token
     the target will reject and closes the block with a bonus from p.
     """
-    peek = peek and policy == "oracle"
     models = tiny_models()
-    prompt, _ = models.encode(s.prompt)
+    blocks = _Blocks(s, grid, _stop(policy, s, peek))
     out: list[int] = []
     planner = _Planner(policy, s)
     planned_l: list[int] = []
@@ -328,10 +310,7 @@ def _race_on(
         room = s.tokens - len(out)
         planned = planner.plan()
         limit = min(planned, room - 1 if s.verify else room)
-        stop = _stop_rule(policy, s, grid, len(out))
-        emitted, drafted, accepted, tv = _block(
-            models, cache, s, grid, (prompt + out, len(out)), limit, stop, peek
-        )
+        emitted, drafted, accepted, tv = blocks.serve(len(out), limit, room)
         emitted = emitted[:room]
         tv_max = max(tv_max, tv)
         planner.after(planned, drafted, accepted)
@@ -360,73 +339,46 @@ def _race_on(
     )
 
 
-def _stop_rule(policy: Policy, s: Settings, grid: _Grid, start: int) -> StopRule | None:
-    """Whether drafting stops after the i-th token of a block starting at ``start``."""
+def _stop(policy: Policy, s: Settings, peek: bool) -> int:
+    """The stop rule a policy adds to its blocks (`witness.chain`)."""
     if policy == "confidence":
-        return lambda i, law, x: float(law.q[x]) < CONFIDENCE_THRESHOLD
+        return chain.STOP_UNSURE
     if policy == "oracle" and s.verify:
         # Hindsight: the target's own test with the very uniform it will use.
-        accept = grid.accept
-        return lambda i, law, x: (
-            not accepts(float(accept[start + i]), float(law.p[x]), float(law.q[x]))
-        )
-    return None
+        return chain.STOP_BEFORE_REJECTED if peek else chain.STOP_REJECTED
+    return chain.NO_STOP
 
 
-def _block(
-    models: TinyModels,
-    cache: RequestCache,
-    s: Settings,
-    grid: _Grid,
-    at: tuple[Sequence[int], int],
-    limit: int,
-    stop: StopRule | None,
-    peek: bool,
-) -> tuple[tuple[int, ...], int, int, float]:
-    """Draft at most ``limit`` tokens (until ``stop``), verify them in one target pass.
+class _Blocks:
+    """A race's blocks on one request: `witness.chain`'s block with uniforms keyed by
+    output position, the draft's context carried from block to block."""
 
-    ``at`` is the context (prompt and output) and the output position t0 the block starts
-    at. Returns the tokens emitted (before the room cut), the drafts made, those accepted,
-    and the largest exact TV from p of the mode's law at the drafted positions.
-    """
-    context, t0 = at
-    before, prev = context_pair(models, context)
-    adversary = s.draft_source == "adversary"
-    draft: list[int] = []
-    laws: list[Law] = []
-    for i in range(limit):  # autoregressive: each drafted token extends the draft's context
-        law = cache.law(s.match, s.greedy, before, prev, adversary)
-        x = sample_from_cdf(law.q, law.q_cdf, float(grid.draft[t0 + i]))
-        halt = stop is not None and stop(i, law, x)
-        if halt and peek:
-            break  # the broken twin: it knows x will be rejected and leaves it out
-        draft.append(x)
-        laws.append(law)
-        before, prev = prev, x
-        if halt:
-            break
-    p_rows: list[FloatArray] = [law.p for law in laws]
-    p_rows.append(cache.target(s.greedy, before, prev))
-    u_accept = grid.accept[t0 : t0 + len(draft)]
-    # The closing token sits at the first rejection's position, else after the last draft.
-    end = next(
-        (
-            i
-            for i, (law, x) in enumerate(zip(laws, draft, strict=True))
-            if not accepts(float(u_accept[i]), float(law.p[x]), float(law.q[x]))
-        ),
-        len(draft),
-    )
-    result = verify_unchecked(
-        p_rows,
-        [law.q for law in laws],
-        draft,
-        u_accept,
-        float(grid.final[t0 + end]),
-        verify=s.verify,
-        repair=s.repair,
-        residual_at=lambda i: laws[i].residual,
-    )
-    mode = mode_of(s.verify, s.repair)
-    tv = max((law.tv(mode) for law in laws), default=0.0)
-    return result.emitted, len(draft), result.accepted, tv
+    def __init__(self, s: Settings, grid: _Grid, stop: int) -> None:
+        models = tiny_models()
+        prompt, _ = models.encode(s.prompt)
+        self.tables = (models.target_rows, models.row_of, models.draft_rows)
+        self.before, self.prev = context_pair(models, prompt)
+        self.s, self.grid, self.stop = s, grid, stop
+        self.token = np.empty(K_MAX, dtype=np.intp)
+        self.alpha, self.tv = np.empty(K_MAX), np.empty(K_MAX)
+        self.none = np.empty(K_MAX)  # p(x) and q(x): a race does not read them
+
+    def serve(self, t0: int, limit: int, room: int) -> tuple[tuple[int, ...], int, int, float]:
+        """Draft at most ``limit`` tokens from output position ``t0`` (until the stop rule),
+        verify them in one target pass, and move the context on by the ``room`` cut.
+
+        Returns the tokens emitted (before the room cut), the drafts made, those accepted,
+        and the largest exact TV from p of the mode's law at the drafted positions."""
+        s, grid = self.s, self.grid
+        n, accepted, rejected, closing, _, _ = chain.block_kernel(
+            *self.tables, self.before, self.prev, limit,
+            grid.draft[t0 : t0 + limit], grid.accept[t0 : t0 + limit],
+            grid.final[t0 : t0 + limit + 1], True, s.match, s.greedy,
+            s.draft_source == "adversary", s.verify, s.repair, self.stop,
+            CONFIDENCE_THRESHOLD, self.token, self.alpha, self.none, self.none, self.tv, True,
+        )  # fmt: skip
+        drafted = self.token[:n].tolist()
+        emitted = tuple(drafted[:accepted]) + ((closing,) if s.verify else ())
+        for x in emitted[:room]:
+            self.before, self.prev = self.prev, x
+        return emitted, n, accepted, float(self.tv[:n].max()) if n else 0.0

@@ -39,7 +39,7 @@ from scipy import stats
 
 from witness.cache import RequestCache
 from witness.costing import Costing
-from witness.lockstep import ServedPaths, serve_paths
+from witness.paths import ServedPaths, serve_paths
 from witness.request import ServedPath
 from witness.settings import SEED_MAX, Settings
 from witness.unbounded import MaybeInfinite
@@ -246,7 +246,7 @@ def serve_ensemble(
     ``path`` serves one request's passes (`serve_path` on ``cache`` when None); a caller
     that keeps them (the app) passes its own, so the next seed's ensemble, which shares all
     but one request with this one, costs one request. A chain's requests are served together
-    (`witness.lockstep`, the same paths): all of them when ``path`` is None, those a
+    (`witness.paths`, the same paths): all of them when ``path`` is None, those a
     `ServedPaths` does not keep yet when it is one.
     """
     n = ensemble_size(settings.tokens) if n is None else n

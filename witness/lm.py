@@ -9,8 +9,8 @@ one row per context the corpus has a trigram for (~2 400) and one per last word 
 other context (its bigram mixture alone), ~3 000 rows in all (15 MB); the draft one per last
 word. A request's contexts wander far beyond the corpus's (drafts come from a smoothed q), so
 rows cached per (before, prev) pair missed most of the time and held duplicates of the same
-fallback row; a table lookup never misses, and a step of many requests gathers its rows with
-one `numpy.take` (`witness.lockstep`).
+fallback row; a table lookup never misses, and the compiled chain (`witness.chain`) reads
+its rows straight from the tables.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ into a tree keeps every decision the chain made until a second sibling is needed
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -230,6 +231,25 @@ def _as_lookup(block: MethodBlock, match: LookupMatch | None, copied: int) -> Me
 
 def _sample(p: FloatArray, u: float) -> int:
     return sample_from_cdf(p, np.cumsum(p), u)
+
+
+def first_alpha(
+    models: TinyModels,
+    cache: RequestCache,
+    s: Settings,
+    prompt: list[int],
+    alphas: Sequence[float] = (),
+) -> float:
+    """α at the request's first drafted position (needed only when nothing was drafted).
+
+    A prompt lookup that never found words to copy proposed nothing: nothing to accept."""
+    if alphas:
+        return alphas[0]
+    if s.draft_source == "lookup":
+        return 0.0
+    before, prev = context_pair(models, prompt)
+    law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
+    return law.alpha if is_chain(s) else level_alpha(s, law)
 
 
 # ------------------------------------------------------------------------- exact, per level

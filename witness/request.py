@@ -10,36 +10,39 @@ rejection, the residual that repaired it, or the bonus token; then the totals
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from witness.accounting import totals
 from witness.cache import RequestCache
+from witness.chain import serve_chains, serve_record
 from witness.check import distribution_check
 from witness.detail import RESIDUAL_TOP, context_words, repair_picture
 from witness.keys import Stream
-from witness.laws import FloatArray, Law, context_pair
+from witness.laws import FloatArray, context_pair
 from witness.lm import TinyModels, detokenize, tiny_models
 from witness.methods import (
     Level,
     MethodBlock,
     SiblingGrids,
+    first_alpha,
     is_chain,
-    level_alpha,
     level_tv,
     method_block,
 )
 from witness.modes import Mode, mode_of
-from witness.rule import BlockResult, verify_unchecked
+from witness.rule import BlockResult
 from witness.settings import Settings
-from witness.theory import sample_from_cdf
 from witness.trace import (
+    Bar,
     BlockTrace,
     DraftStep,
     Kind,
     Lookup,
     RequestTrace,
+    ServedPath,
     SiblingStep,
     TreeLevel,
 )
@@ -59,31 +62,11 @@ def serve_request(settings: Settings, *, cache: RequestCache | None = None) -> R
     cache = RequestCache() if cache is None else cache
     models = tiny_models()
     prompt_ids, skipped = models.encode(settings.prompt)
-    out: list[int] = []
-    blocks: list[BlockTrace] = []
-    tvs: list[float] = []  # the exact TV of the emitted law from p at each of them
     draws = _draws(cache, settings)
-    grids = None if is_chain(settings) else SiblingGrids.of(settings, cache)
-    mode = mode_of(settings.verify, settings.repair)
-    while len(out) < settings.tokens:
-        drafts = _drafts(settings, len(out))
-        if grids is None:
-            trace, laws = _serve_block(
-                models, cache, settings, draws, len(blocks), prompt_ids, out, drafts
-            )
-            tvs.extend(law.tv(mode) for law in laws)
-        else:
-            b = len(blocks)
-            block = method_block(
-                models, cache, settings, grids, float(draws.final[b]), b, prompt_ids + out, drafts
-            )
-            trace = _method_trace(models, settings, b, prompt_ids + out, out, block, draws)
-            tvs.extend(
-                level_tv(settings, level.law, x)
-                for level, x in zip(block.levels, _copied(block), strict=True)
-            )
-        blocks.append(trace)
-        out.extend(trace.result.emitted[: len(trace.emitted_words)])
+    if is_chain(settings):
+        blocks, out, tvs = _chain_traces(models, cache, settings, prompt_ids, draws)
+    else:
+        blocks, out, tvs = _method_traces(models, cache, settings, prompt_ids, draws)
     alphas = [d.alpha for b in blocks for d in b.drafts]
     return RequestTrace(
         settings=settings.model_dump(),
@@ -92,37 +75,9 @@ def serve_request(settings: Settings, *, cache: RequestCache | None = None) -> R
         vocab_size=models.size,
         text=detokenize([models.vocab[i] for i in out]),
         blocks=tuple(blocks),
-        totals=totals(settings, blocks, _first_alpha(models, cache, settings, prompt_ids, alphas)),
+        totals=totals(settings, blocks, first_alpha(models, cache, settings, prompt_ids, alphas)),
         check=distribution_check(settings, models, prompt_ids, out, tvs, cache),
     )
-
-
-def _first_alpha(
-    models: TinyModels, cache: RequestCache, s: Settings, prompt: list[int], alphas: list[float]
-) -> float:
-    """α at the request's first drafted position (needed only when nothing was drafted).
-
-    A prompt lookup that never found words to copy proposed nothing: nothing to accept."""
-    if alphas:
-        return alphas[0]
-    if s.draft_source == "lookup":
-        return 0.0
-    before, prev = context_pair(models, prompt)
-    law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
-    return law.alpha if is_chain(s) else level_alpha(s, law)
-
-
-@dataclass(frozen=True, slots=True)
-class ServedPath:
-    """What a request did, without its trace: enough to price it and to pool its α."""
-
-    target_passes: int
-    draft_passes: int
-    alphas: tuple[float, ...]  # α at every drafted position, in order
-    first_alpha: float  # α where the first draft is (or would be) made
-    # Tokens each target pass scored for its sequence, as (scored, passes) pairs: what a
-    # machine prices a pass by (`witness.costing`).
-    scored: tuple[tuple[int, int], ...] = ()
 
 
 def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> ServedPath:
@@ -130,52 +85,29 @@ def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> Serv
 
     The ensembles behind every verdict (`witness.ensemble`) serve dozens of requests per
     state; this skips what only a learner reads (draft steps, the repair picture, the text,
-    the exact check), so each costs about half as much. Always equal to the trace's totals.
+    the exact check). A chain is `witness.chain.serve_chains` with one seed. Always equal to
+    the trace's totals.
     """
     cache = RequestCache() if cache is None else cache
+    if is_chain(settings):
+        return serve_chains(settings, [settings.seed], cache=cache)[0]
     models = tiny_models()
     prompt_ids, _ = models.encode(settings.prompt)
-    out: list[int] = []
     alphas: list[float] = []
-    draws = _draws(cache, settings)
-    grids = None if is_chain(settings) else SiblingGrids.of(settings, cache)
     blocks = draft_passes = target_passes = 0  # target passes: counted when verify is off
     scored: Counter[int] = Counter()
-    while len(out) < settings.tokens:
-        drafts = _drafts(settings, len(out))
-        if grids is None:
-            _, laws, result = _draft_and_verify(
-                models, cache, settings, draws, blocks, prompt_ids + out, drafts
-            )
-            alphas.extend(law.alpha for law in laws)
-            draft_passes += drafts
-            if settings.verify:
-                scored[drafts + 1] += 1
-        else:
-            block = method_block(
-                models,
-                cache,
-                settings,
-                grids,
-                float(draws.final[blocks]),
-                blocks,
-                prompt_ids + out,
-                drafts,
-            )
-            result = block.result
-            alphas.extend(level.alpha for level in block.levels)
-            draft_passes += block.draft_passes
-            target_passes += block.scored > 0
-            if block.scored > 0:
-                scored[block.scored] += 1
-        out.extend(result.emitted[: settings.tokens - len(out)])
+    for _, _, block in _method_blocks(models, cache, settings, prompt_ids, _draws(cache, settings)):
+        alphas.extend(level.alpha for level in block.levels)
+        draft_passes += block.draft_passes
+        target_passes += block.scored > 0
+        if block.scored > 0:
+            scored[block.scored] += 1
         blocks += 1
-    seen_first = _first_alpha(models, cache, settings, prompt_ids, alphas)
     return ServedPath(
         target_passes=blocks if settings.verify else target_passes,
         draft_passes=draft_passes,
         alphas=tuple(alphas),
-        first_alpha=seen_first,
+        first_alpha=first_alpha(models, cache, settings, prompt_ids, alphas),
         scored=tuple(sorted(scored.items())),
     )
 
@@ -192,7 +124,7 @@ def _draws(cache: RequestCache, s: Settings) -> _Draws:
 
 
 def _drafts(s: Settings, emitted: int) -> int:
-    """How many tokens the next block drafts.
+    """How many tokens the next block drafts (`witness.chain` decides the chain's alike).
 
     A server drafts no further than the request goes: a verified block of j drafts emits at
     most j + 1 tokens, so it drafts room - 1 (none for the last token: a plain target pass);
@@ -211,73 +143,59 @@ class _Draws:
     final: FloatArray
 
 
-def _serve_block(
-    models: TinyModels,
-    cache: RequestCache,
-    s: Settings,
-    draws: _Draws,
-    b: int,
-    prompt: list[int],
-    out: list[int],
-    drafts: int,
-) -> tuple[BlockTrace, list[Law]]:
-    context = prompt + out
-    u_accept, u_final = draws.accept[b], float(draws.final[b])
-    draft, laws, result = _draft_and_verify(models, cache, s, draws, b, context, drafts)
-    steps = tuple(
-        _draft_step(models, i, draft[i], laws[i], float(u_accept[i]), result) for i in range(drafts)
-    )
-    return _block_trace(models, s, b, context, out, draft, laws, steps, result, u_final), laws
+# ----------------------------------------------------------------------------- the chain
 
 
-def _draft_and_verify(
-    models: TinyModels,
-    cache: RequestCache,
-    s: Settings,
-    draws: _Draws,
-    b: int,
-    context: list[int],
-    drafts: int,
-) -> tuple[list[int], list[Law], BlockResult]:
-    """One block: draft ``drafts`` tokens from q, then verify them in one target pass."""
-    u_draft = draws.draft[b]
-    before, prev = context_pair(models, context)
-    draft: list[int] = []
-    laws: list[Law] = []
-    law_at, match, greedy = cache.law, s.match, s.greedy
-    adversary = s.draft_source == "adversary"
-    for i in range(drafts):  # the draft is autoregressive: each token extends the context
-        law = law_at(match, greedy, before, prev, adversary)
-        x = sample_from_cdf(law.q, law.q_cdf, float(u_draft[i]))
-        draft.append(x)
-        laws.append(law)
-        before, prev = prev, x
-    p_rows = [law.p for law in laws]
-    p_rows.append(cache.target(s.greedy, before, prev))  # the bonus position, same pass
-    result = verify_unchecked(
-        p_rows,
-        [law.q for law in laws],
-        draft,
-        draws.accept[b],
-        float(draws.final[b]),
-        verify=s.verify,
-        repair=s.repair,
-        residual_at=lambda i: laws[i].residual,
-    )
-    return draft, laws, result
+def _chain_traces(
+    models: TinyModels, cache: RequestCache, s: Settings, prompt: list[int], draws: _Draws
+) -> tuple[list[BlockTrace], list[int], list[float]]:
+    """The chain's blocks as `witness.chain` served them, each read into its record; the
+    output; the exact TV of the emitted law from p at every drafted position."""
+    rec = serve_record(s, [s.seed], cache, detail=True)
+    out: list[int] = []
+    blocks: list[BlockTrace] = []
+    tvs: list[float] = []
+    for b in range(int(rec.blocks[0])):
+        n, accepted, rejected, closing = rec.record[0, b].tolist()
+        draft = rec.token[0, b, :n].tolist()
+        if not s.verify:
+            result = BlockResult(n, None, tuple(draft), None, None, verified=False)
+        elif rejected >= 0:
+            result = BlockResult(accepted, rejected, (*draft[:rejected], closing), closing, None)
+        else:
+            result = BlockResult(n, None, (*draft, closing), None, closing)
+        u_accept = draws.accept[b]
+        steps = tuple(
+            _draft_step(models, i, x, p, q, a, float(u_accept[i]), result)
+            for i, (x, p, q, a) in enumerate(
+                zip(
+                    draft,
+                    rec.p_x[0, b, :n].tolist(),
+                    rec.q_x[0, b, :n].tolist(),
+                    rec.alpha[0, b, :n].tolist(),
+                    strict=True,
+                )
+            )
+        )
+        context = prompt + out
+        trace = _block_trace(models, cache, s, b, context, out, draft, steps, result, draws)
+        blocks.append(trace)
+        tvs.extend(rec.tv[0, b, :n].tolist())
+        out.extend(result.emitted[: len(trace.emitted_words)])
+    return blocks, out, tvs
 
 
 def _block_trace(
     models: TinyModels,
+    cache: RequestCache,
     s: Settings,
     b: int,
     context: list[int],
     out: list[int],
     draft: list[int],
-    laws: list[Law],
     steps: tuple[DraftStep, ...],
     result: BlockResult,
-    u_final: float,
+    draws: _Draws,
 ) -> BlockTrace:
     """The block's record; its emitted tokens are cut to what the request still needs."""
     room = s.tokens - len(out)
@@ -285,7 +203,12 @@ def _block_trace(
     # The focus is the first rejection, else the last draft; a block that drafted nothing
     # (one token left) has no focus and no repair picture.
     focus = result.first_rejection if result.first_rejection is not None else len(draft) - 1
-    bars, top = repair_picture(models.vocab, laws[focus], draft[focus]) if draft else ((), ())
+    bars: tuple[Bar, ...] = ()
+    top: tuple[tuple[str, float], ...] = ()
+    if draft:
+        before, prev = context_pair(models, context + draft[:focus])
+        law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
+        bars, top = repair_picture(models.vocab, law, draft[focus])
     rejected = result.first_rejection
     final = result.repair_token if result.repair_token is not None else result.bonus_token
     return BlockTrace(
@@ -298,7 +221,7 @@ def _block_trace(
         emitted_kinds=kinds,
         rejected_word=models.vocab[draft[rejected]] if rejected is not None else None,
         final_word=models.vocab[final] if final is not None else None,
-        u_final=u_final,
+        u_final=float(draws.final[b]),
         focus=focus if draft else None,
         bars=bars,
         residual_top=top,
@@ -309,10 +232,9 @@ def _block_trace(
 
 
 def _draft_step(
-    models: TinyModels, i: int, x: int, law: Law, u: float, r: BlockResult
+    models: TinyModels, i: int, x: int, p: float, q: float, alpha: float, u: float, r: BlockResult
 ) -> DraftStep:
     checked = r.verified and (r.first_rejection is None or i <= r.first_rejection)
-    p, q = float(law.p[x]), float(law.q[x])
     return DraftStep(
         position=i,
         token=x,
@@ -322,7 +244,7 @@ def _draft_step(
         ratio=p / q,
         u=u,
         accepted=(i < r.accepted) if checked else None,
-        alpha=law.alpha,
+        alpha=alpha,
     )
 
 
@@ -335,6 +257,39 @@ def _kinds(r: BlockResult) -> tuple[Kind, ...]:
 
 
 # ------------------------------------------------------- trees, typical acceptance, lookup
+
+
+def _method_blocks(
+    models: TinyModels, cache: RequestCache, s: Settings, prompt: list[int], draws: _Draws
+) -> Iterator[tuple[int, list[int], MethodBlock]]:
+    """The blocks of a tree, typical acceptance or prompt lookup: each block's index, the
+    output before it, and the block (its output cut to the room is what follows it)."""
+    grids = SiblingGrids.of(s, cache)
+    out: list[int] = []
+    b = 0
+    while len(out) < s.tokens:
+        before = list(out)
+        block = method_block(
+            models, cache, s, grids, float(draws.final[b]), b, prompt + out, _drafts(s, len(out))
+        )
+        yield b, before, block
+        out.extend(block.result.emitted[: s.tokens - len(out)])
+        b += 1
+
+
+def _method_traces(
+    models: TinyModels, cache: RequestCache, s: Settings, prompt: list[int], draws: _Draws
+) -> tuple[list[BlockTrace], list[int], list[float]]:
+    blocks: list[BlockTrace] = []
+    tvs: list[float] = []
+    out: list[int] = []
+    for b, before, block in _method_blocks(models, cache, s, prompt, draws):
+        blocks.append(_method_trace(models, s, b, prompt + before, before, block, draws))
+        tvs.extend(
+            level_tv(s, level.law, x) for level, x in zip(block.levels, _copied(block), strict=True)
+        )
+        out = before + list(block.result.emitted[: s.tokens - len(before)])
+    return blocks, out, tvs
 
 
 def _copied(block: MethodBlock) -> list[int | None]:

@@ -180,3 +180,16 @@ def plain(x: Any) -> Any:
     if isinstance(x, list | tuple):
         return [plain(v) for v in x]
     return x
+
+
+@dataclass(frozen=True, slots=True)
+class ServedPath:
+    """What a request did, without its trace: enough to price it and to pool its α."""
+
+    target_passes: int
+    draft_passes: int
+    alphas: tuple[float, ...]  # α at every drafted position, in order
+    first_alpha: float  # α where the first draft is (or would be) made
+    # Tokens each target pass scored for its sequence, as (scored, passes) pairs: what a
+    # machine prices a pass by (`witness.costing`).
+    scored: tuple[tuple[int, int], ...] = ()

@@ -83,14 +83,12 @@ def _check_accounting(s: Settings, r: PolicyRun) -> None:
 @ACCOUNTING
 @given(request_settings)
 def test_every_policy_accounting_adds_up(s: Settings) -> None:
-    result = race(s, cache=CACHE)
+    result = race(s)
     raced = result.raced
     for r in result.runs:
         _check_accounting(raced, r)
     # The oracle is fixed k = 16 without the drafts past a rejection.
-    fixed16 = _race_on(
-        "fixed", raced.model_copy(update={"k": K_MAX}), _grid(s.seed, s.tokens), CACHE
-    )
+    fixed16 = _race_on("fixed", raced.model_copy(update={"k": K_MAX}), _grid(s.seed, s.tokens))
     oracle = result.run("oracle")
     assert oracle.output == fixed16.output
     assert oracle.draft_passes <= fixed16.draft_passes
@@ -100,7 +98,7 @@ def test_every_policy_accounting_adds_up(s: Settings) -> None:
 @ACCOUNTING
 @given(request_settings)
 def test_the_heuristic_follows_next_k_and_fixed_keeps_k(s: Settings) -> None:
-    result = race(s, cache=CACHE)
+    result = race(s)
     h = result.run("heuristic")
     assert h.planned[0] == s.k
     for b in range(h.blocks - 1):
@@ -131,7 +129,7 @@ def _replayed_drafts(s: Settings, r: PolicyRun) -> list[list[int]]:
 @pytest.mark.parametrize("match", [0.2, 0.6])
 def test_confidence_stops_at_the_first_unsure_token(seed: int, match: float) -> None:
     s = Settings(seed=seed, match=match)
-    r = race(s, cache=CACHE).run("confidence")
+    r = race(s).run("confidence")
     room = s.tokens
     for qs, emitted in zip(_replayed_drafts(s, r), r.emitted, strict=True):
         limit = min(K_MAX, room - 1)
@@ -143,21 +141,17 @@ def test_confidence_stops_at_the_first_unsure_token(seed: int, match: float) -> 
 
 def test_known_small_behaviours() -> None:
     # q = p: every draft stands, the heuristic grows by two a block, recovery never stops.
-    same = race(Settings(match=1.0, tokens=48, k=2), cache=CACHE)
+    same = race(Settings(match=1.0, tokens=48, k=2))
     h = same.run("heuristic")
     assert h.planned[:4] == (2, 4, 6, 8)
     assert _fields(same.run("recovery")) | {"policy": "heuristic"} == _fields(h)
     assert all(a == d for a, d in zip(h.accepted, h.drafted, strict=True))
     # One token: a single plain target pass for every policy (nothing to draft).
-    for r in race(Settings(tokens=1), cache=CACHE).runs:
+    for r in race(Settings(tokens=1)).runs:
         assert (r.drafted, r.target_passes, r.cost) == ((0,), 1, 1.0)
     # A tree is raced as its chain, prompt lookup with the draft model.
     tree = Settings(tree_width=2, k=3)
-    assert (
-        race(tree, cache=CACHE).raced
-        == raced_chain(tree)
-        == tree.model_copy(update={"tree_width": 1})
-    )
+    assert race(tree).raced == raced_chain(tree) == tree.model_copy(update={"tree_width": 1})
     assert raced_chain(Settings(draft_source="lookup")).draft_source == "model"
 
 
@@ -169,11 +163,11 @@ ADVERSARY = Settings(draft_source="adversary", match=0.0, draft_cost=0.1, k=4, t
 
 
 def test_recovery_brings_a_draft_that_never_agrees_back_to_plain_speed() -> None:
-    e = race_ensemble(ADVERSARY, 16, cache=CACHE)
+    e = race_ensemble(ADVERSARY, 16)
     assert e.speedup("fixed").ci_high < 1.0  # speculation is slower than plain decoding
     assert e.speedup("recovery").mean >= 0.99
     assert e.speedup("recovery").mean > e.speedup("heuristic").mean
-    r = race(ADVERSARY, cache=CACHE).run("recovery")
+    r = race(ADVERSARY).run("recovery")
     assert r.plain_steps > 0.8 * ADVERSARY.tokens  # it stopped speculating, and probed
     assert 1 in r.planned[2:]
 
@@ -196,7 +190,7 @@ def _first_two(policy: Policy, s: Settings, n: int, *, peek: bool = False) -> np
     )
     out = np.empty((n, 2), dtype=np.intp)
     for i in range(n):
-        run = _race_on(policy, s, _Grid(draft[i], accept[i], final[i]), CACHE, peek=peek)
+        run = _race_on(policy, s, _Grid(draft[i], accept[i], final[i]), peek=peek)
         out[i] = run.output[:2]
     return out
 

@@ -19,6 +19,7 @@ import pytest
 from app.services import Witness
 from witness import Settings
 from witness.cache import RequestCache
+from witness.chain import serve_chains
 from witness.ensemble import compare, serve_ensemble
 from witness.expected import (
     acceptance,
@@ -30,7 +31,6 @@ from witness.expected import (
 from witness.fit import chi_square_against
 from witness.laws import context_pair, law_at
 from witness.lm import tiny_models
-from witness.lockstep import serve_lockstep
 from witness.texts import Texts, draw_texts
 
 PROMPT = "the draft model proposes"
@@ -77,7 +77,7 @@ def _served_passes(state: tuple[float, int, str, int, bool]) -> np.ndarray:
         tokens=tokens,
         draft_source="adversary" if adversary else "model",
     )
-    paths = serve_lockstep(s, SERVED_SEEDS, cache=RequestCache())
+    paths = serve_chains(s, SERVED_SEEDS, cache=RequestCache())
     return np.array([p.target_passes for p in paths], float)
 
 

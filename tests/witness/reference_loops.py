@@ -1,0 +1,222 @@
+"""The chain's serve loops as plainly as the rule reads, in numpy: what `witness.chain` is
+held to, bit for bit (tests/witness/test_chain.py).
+
+Each drafted position asks the request cache for its `witness.laws.Law` (p, q, q's CDF, α)
+and draws by `witness.theory.sample_from_cdf`; each block is checked by
+`witness.rule.verify_unchecked`. Nothing here is fast, and nothing in the station calls it.
+
+- `reference_blocks`: a served request's blocks (uniforms keyed by block and position);
+- `reference_path`: its passes and α, as `serve_path` returns them;
+- `reference_race`: a race's policy (uniforms keyed by output position, the policies' stop
+  rules), with the oracle's broken twin that peeks (``peek=True``);
+- ``repair_from_p``: the broken twin of every loop here, which repairs a rejection from p.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from witness.accounting import measured_speedup, priced_cost
+from witness.adaptive import CONFIDENCE_THRESHOLD, Policy, PolicyRun, _Grid, _Planner
+from witness.cache import RequestCache
+from witness.costing import costing
+from witness.keys import Stream
+from witness.laws import FloatArray, Law, context_pair
+from witness.lm import detokenize, tiny_models
+from witness.methods import first_alpha, is_chain
+from witness.modes import mode_of
+from witness.rule import BlockResult, accepts, verify_unchecked
+from witness.settings import Settings
+from witness.theory import sample_from_cdf
+from witness.trace import ServedPath
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One block: the drafted tokens, the law at each, what verification made of them."""
+
+    draft: list[int]
+    laws: list[Law]
+    result: BlockResult
+
+
+def reference_blocks(
+    s: Settings, cache: RequestCache, *, repair_from_p: bool = False
+) -> list[Block]:
+    """The chain request ``s``'s blocks, served one position at a time."""
+    assert is_chain(s)
+    models = tiny_models()
+    prompt, _ = models.encode(s.prompt)
+    n, k = s.tokens, s.k
+    u_draft = cache.uniforms(s.seed, n, k, Stream.DRAFT)
+    u_accept = cache.uniforms(s.seed, n, k, Stream.ACCEPT)
+    u_final = cache.uniforms(s.seed, n, 1, Stream.FINAL)[:, 0]
+    out: list[int] = []
+    blocks: list[Block] = []
+    while len(out) < s.tokens:
+        room = s.tokens - len(out)
+        drafts = min(s.k, room - 1 if s.verify else room)
+        before, prev = context_pair(models, prompt + out)
+        draft: list[int] = []
+        laws: list[Law] = []
+        b = len(blocks)
+        for i in range(drafts):  # autoregressive: each token extends the draft's context
+            law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
+            x = sample_from_cdf(law.q, law.q_cdf, float(u_draft[b, i]))
+            draft.append(x)
+            laws.append(law)
+            before, prev = prev, x
+        p_rows = [law.p for law in laws]
+        p_rows.append(cache.target(s.greedy, before, prev))  # the bonus position, same pass
+        result = verify_unchecked(
+            p_rows,
+            [law.q for law in laws],
+            draft,
+            u_accept[b],
+            float(u_final[b]),
+            verify=s.verify,
+            repair=s.repair,
+            residual_at=_residual(laws, repair_from_p),
+        )
+        blocks.append(Block(draft, laws, result))
+        out.extend(result.emitted[:room])
+    return blocks
+
+
+def _residual(laws: list[Law], repair_from_p: bool) -> Callable[[int], FloatArray]:
+    return (lambda i: laws[i].p) if repair_from_p else (lambda i: laws[i].residual)
+
+
+def reference_path(s: Settings, cache: RequestCache, *, repair_from_p: bool = False) -> ServedPath:
+    """`serve_path` of the chain request ``s``, from `reference_blocks`."""
+    blocks = reference_blocks(s, cache, repair_from_p=repair_from_p)
+    alphas = tuple(law.alpha for block in blocks for law in block.laws)
+    scored = Counter(len(block.draft) + 1 for block in blocks) if s.verify else Counter()
+    models = tiny_models()
+    return ServedPath(
+        target_passes=len(blocks) if s.verify else 0,
+        draft_passes=sum(len(block.draft) for block in blocks),
+        alphas=alphas,
+        first_alpha=first_alpha(models, cache, s, models.encode(s.prompt)[0], alphas),
+        scored=tuple(sorted(scored.items())),
+    )
+
+
+StopRule = Callable[[int, Law, int], bool]
+
+
+def reference_race(
+    policy: Policy, s: Settings, grid: _Grid, cache: RequestCache, *, peek: bool = False
+) -> PolicyRun:
+    """`witness.adaptive._race_on`, position by position (``peek``: the oracle's twin)."""
+    peek = peek and policy == "oracle"
+    models = tiny_models()
+    prompt, _ = models.encode(s.prompt)
+    out: list[int] = []
+    planner = _Planner(policy, s)
+    planned_l: list[int] = []
+    drafted_l: list[int] = []
+    accepted_l: list[int] = []
+    emitted_l: list[int] = []
+    scored: list[int] = []
+    tv_max = 0.0
+    while len(out) < s.tokens:
+        room = s.tokens - len(out)
+        planned = planner.plan()
+        limit = min(planned, room - 1 if s.verify else room)
+        stop = _stop_rule(policy, s, grid, len(out))
+        emitted, drafted, accepted, tv = _race_block(
+            cache, s, grid, prompt + out, len(out), limit, stop, peek
+        )
+        emitted = emitted[:room]
+        tv_max = max(tv_max, tv)
+        planner.after(planned, drafted, accepted)
+        planned_l.append(planned)
+        drafted_l.append(drafted)
+        accepted_l.append(accepted)
+        emitted_l.append(len(emitted))
+        if s.verify:
+            scored.append(drafted + 1)
+        out.extend(emitted)
+    cost = priced_cost(costing(s), scored, sum(drafted_l))
+    return PolicyRun(
+        policy=policy,
+        planned=tuple(planned_l),
+        drafted=tuple(drafted_l),
+        accepted=tuple(accepted_l),
+        emitted=tuple(emitted_l),
+        output=tuple(out),
+        text=detokenize([models.vocab[i] for i in out]),
+        target_passes=len(scored),
+        draft_passes=sum(drafted_l),
+        scored=tuple(scored),
+        cost=cost,
+        speedup=measured_speedup(s.tokens, cost),
+        tv_max=tv_max,
+    )
+
+
+def _stop_rule(policy: Policy, s: Settings, grid: _Grid, start: int) -> StopRule | None:
+    """Whether drafting stops after the i-th token of a block starting at ``start``."""
+    if policy == "confidence":
+        return lambda i, law, x: float(law.q[x]) < CONFIDENCE_THRESHOLD
+    if policy == "oracle" and s.verify:
+        accept = grid.accept
+        return lambda i, law, x: (
+            not accepts(float(accept[start + i]), float(law.p[x]), float(law.q[x]))
+        )
+    return None
+
+
+def _race_block(
+    cache: RequestCache,
+    s: Settings,
+    grid: _Grid,
+    context: list[int],
+    t0: int,
+    limit: int,
+    stop: StopRule | None,
+    peek: bool,
+) -> tuple[tuple[int, ...], int, int, float]:
+    models = tiny_models()
+    before, prev = context_pair(models, context)
+    draft: list[int] = []
+    laws: list[Law] = []
+    for i in range(limit):
+        law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
+        x = sample_from_cdf(law.q, law.q_cdf, float(grid.draft[t0 + i]))
+        halt = stop is not None and stop(i, law, x)
+        if halt and peek:
+            break  # the broken twin: it knows x will be rejected and leaves it out
+        draft.append(x)
+        laws.append(law)
+        before, prev = prev, x
+        if halt:
+            break
+    p_rows: list[FloatArray] = [law.p for law in laws]
+    p_rows.append(cache.target(s.greedy, before, prev))
+    u_accept = grid.accept[t0 : t0 + len(draft)]
+    # The closing token sits at the first rejection's position, else after the last draft.
+    end = next(
+        (
+            i
+            for i, (law, x) in enumerate(zip(laws, draft, strict=True))
+            if not accepts(float(u_accept[i]), float(law.p[x]), float(law.q[x]))
+        ),
+        len(draft),
+    )
+    result = verify_unchecked(
+        p_rows,
+        [law.q for law in laws],
+        draft,
+        u_accept,
+        float(grid.final[t0 + end]),
+        verify=s.verify,
+        repair=s.repair,
+        residual_at=lambda i: laws[i].residual,
+    )
+    mode = mode_of(s.verify, s.repair)
+    tv = max((law.tv(mode) for law in laws), default=0.0)
+    return result.emitted, len(draft), result.accepted, tv
