@@ -595,7 +595,7 @@ def bench_compiled_chain() -> bool:
         now, then = [], []
         for i, s in enumerate(states):
             o = pair(s)
-            order = [(now, lambda s=s: new_fn(s)), (then, lambda o=o: old_fn(o))]
+            order = [(now, partial(new_fn, s)), (then, partial(old_fn, o))]
             for out, fn in order if i % 2 == 0 else order[::-1]:
                 t0 = time.perf_counter()
                 fn()

@@ -99,6 +99,9 @@ class Estimate:
     ci_high: MaybeInfinite
     n: int
     estimator: Estimator = "served"  # what the n are: served requests, or texts
+    # Distinct target texts behind an exact estimate: n, or one when decoding is greedy (the
+    # target writes one text whatever the seed); 0 for served requests.
+    texts: int = 0
 
 
 HUGE = 1e300  # past this, a sum of a few hundred values can overflow
@@ -132,7 +135,7 @@ def _t_quantile(confidence: float, df: int) -> float:
 
 
 def ratio_estimate(
-    tokens: int, cost: NDArray[np.float64], estimator: Estimator = "served"
+    tokens: int, cost: NDArray[np.float64], estimator: Estimator = "served", texts: int = 0
 ) -> Estimate:
     """The speedup of requests of ``tokens`` tokens that cost ``cost`` each (plain decoding
     costs one per token): tokens over the mean cost, with the mean cost's t interval mapped
@@ -152,13 +155,14 @@ def ratio_estimate(
     mean_cost = float(cost.mean())
     if mean_cost <= 0.0:  # every request cost nothing (verify off at c = 0)
         inf = float("inf")
-        return Estimate(inf, 0.0, low, high, inf, inf, n, estimator)
+        return Estimate(inf, 0.0, low, high, inf, inf, n, estimator, texts)
     sd_cost = float(cost.std(ddof=1)) if n > 1 else 0.0
     half = _t_quantile(CONFIDENCE, n - 1) * sd_cost / math.sqrt(n) if n > 1 else 0.0
     mean = _ratio(tokens, mean_cost)
     sd = _ratio(tokens * sd_cost, mean_cost * mean_cost) if sd_cost > 0.0 else 0.0
     upper = _ratio(tokens, mean_cost - half) if mean_cost > half else float("inf")
-    return Estimate(mean, sd, low, high, _ratio(tokens, mean_cost + half), upper, n, estimator)
+    lower = _ratio(tokens, mean_cost + half)
+    return Estimate(mean, sd, low, high, lower, upper, n, estimator, texts)
 
 
 def _ratio(a: float, b: float) -> float:
@@ -194,6 +198,7 @@ class Ensemble:
     # Per request, the (tokens scored, target passes) pairs a machine prices passes by.
     scored: tuple[tuple[tuple[int, float], ...], ...] = ()
     estimator: Estimator = "served"
+    texts: int = 0  # distinct target texts (`Estimate.texts`); 0 for served requests
 
     def costs(self, c: float | Costing) -> NDArray[np.float64]:
         """Each request's cost in plain decoding steps: at draft cost ``c`` with every target
@@ -213,7 +218,7 @@ class Ensemble:
     def speedup(self, c: float | Costing) -> Estimate:
         """The ensemble's speedup: plain decoding's cost over the mean cost (a ratio of
         means), with its interval."""
-        return ratio_estimate(self.tokens, self.costs(c), self.estimator)
+        return ratio_estimate(self.tokens, self.costs(c), self.estimator, self.texts)
 
     def break_even_cost(self) -> float | None:
         """The draft cost at which the ensemble's speedup is exactly 1: tokens over the mean
@@ -323,8 +328,8 @@ def compare(
     slower = int((d < -SAME_SPEED).sum())
     equal = d.size - faster - slower
     cost_a, cost_b = before.costs(c_before), after.costs(c_after)
-    was = ratio_estimate(before.tokens, cost_a, before.estimator)
-    now = ratio_estimate(after.tokens, cost_b, after.estimator)
+    was = ratio_estimate(before.tokens, cost_a, before.estimator, before.texts)
+    now = ratio_estimate(after.tokens, cost_b, after.estimator, after.texts)
     if not (np.isfinite(was.mean) and np.isfinite(now.mean)):  # a side cost nothing at all
         change: Change = (
             "same" if was.mean == now.mean else "faster" if now.mean > was.mean else "slower"

@@ -215,4 +215,5 @@ def exact_ensemble(
         drafted_positions=int(round(float(passes.draft.sum()))),
         scored=pairs,
         estimator="exact-given-text",
+        texts=1 if texts.greedy else texts.n,
     )

@@ -27,6 +27,7 @@ class Verdict:
 
     estimator: Estimator  # exact-given-text: expectations given target texts; served: requests
     n: int  # texts or requests
+    texts: int | None  # distinct target texts (one when greedy); null for served requests
     speedup: float | None
     ci_low: float | None
     ci_high: float | None
@@ -44,6 +45,7 @@ def verdict_of(ensemble: Ensemble, settings: Settings) -> Verdict:
     return Verdict(
         estimator=ensemble.estimator,
         n=len(ensemble.seeds),
+        texts=ensemble.texts if ensemble.estimator == "exact-given-text" else None,
         speedup=_finite(est.mean),
         ci_low=_finite(est.ci_low),
         ci_high=_finite(est.ci_high),

@@ -301,7 +301,7 @@ def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Fig
             f"seed {settings.seed}: one request is an example, not a verdict",
         ),
         Figure(
-            f"Speedup over {counted(est)}",
+            f"Speedup over {counted(est, seeds=False)}",
             fmt.speedup(est.mean),
             speedup_range(est, greedy=settings.greedy),
         ),
@@ -359,7 +359,7 @@ def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Fi
             f"seed {s.seed}: one request is an example, not a verdict",
         ),
         Figure(
-            f"Speedup over {counted(est)}",
+            f"Speedup over {counted(est, seeds=False)}",
             fmt.speedup(est.mean),
             speedup_range(est, greedy=s.greedy),
         ),

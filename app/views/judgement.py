@@ -39,10 +39,21 @@ def exact(e: Estimate | Ensemble) -> bool:
     return e.estimator == EXACT
 
 
-def counted(e: Estimate | Ensemble) -> str:
-    """What a verdict averages over: '32 seeded requests' or '32 target texts'."""
+def counted(e: Estimate | Ensemble, *, seeds: bool = True) -> str:
+    """What a verdict averages over: '32 seeded requests', '32 target texts', or greedy
+    decoding's one text (the target writes the same text whatever the seed; ``seeds``
+    says so in brackets, where no other sentence beside it does)."""
     n = e.n if isinstance(e, Estimate) else len(e.seeds)
+    if exact(e) and e.texts == 1 and n > 1:
+        one = "greedy decoding's one text"
+        return f"{one} (the same at all {n} seeds)" if seeds else one
     return f"{n} target texts" if exact(e) else f"{n} seeded requests"
+
+
+def every_one_of(e: Estimate | Ensemble) -> str:
+    """'every one of 32 seeded requests', or greedy decoding's one text as `counted` says it."""
+    what = counted(e)
+    return what if what.startswith("greedy") else f"every one of {what}"
 
 
 def speedup_range(e: Estimate, *, greedy: bool = False) -> str:
@@ -56,11 +67,11 @@ def speedup_range(e: Estimate, *, greedy: bool = False) -> str:
         )
     if exact(e) and e.sd == 0.0:
         return (
-            f"{fmt.speedup(e.mean)} expected on every one of {counted(e)} (each the exact "
+            f"{fmt.speedup(e.mean)} expected on {every_one_of(e)} (each the exact "
             "expectation given the text)"
         )
     if e.sd == 0.0:
-        return f"{fmt.speedup(e.mean)} for every one of {counted(e)}"
+        return f"{fmt.speedup(e.mean)} for {every_one_of(e)}"
     if exact(e):
         return (
             f"mean {fmt.speedup(e.mean)} over {counted(e)}, each the exact expectation given "

@@ -24,7 +24,7 @@ from app.state.interventions import apply_intervention
 from app.state.presets import BY_ID
 from app.state.query import INTERVENTION_LABELS
 from app.views import fmt
-from app.views.judgement import counted
+from app.views.judgement import counted, every_one_of
 from app.views.prediction import arrows, moved
 from witness.ensemble import Comparison
 
@@ -200,7 +200,7 @@ def speed_words(cmp: Comparison) -> str:
             return f"within noise, so not faster ({means})"
         case _:
             return (
-                f"no change in speed (every one of {counted(a)} took the same passes, mean "
+                f"no change in speed ({every_one_of(a)} took the same passes, mean "
                 f"{fmt.speedup(a.mean)})"
             )
 

@@ -52,6 +52,9 @@ def test_the_trace_carries_its_states_verdict_ensemble(
     est = ens.speedup(s.draft_cost)
     assert verdict["estimator"] == ens.estimator == estimator
     assert verdict["n"] == len(ens.seeds) == est.n
+    # Distinct texts: all of them, one for greedy decoding, none for served requests.
+    texts = {"served": None, "exact-given-text": 1 if s.greedy else verdict["n"]}[estimator]
+    assert verdict["texts"] == texts
     assert verdict["tokens_per_pass"] == ens.tokens_per_pass and verdict["alpha"] == ens.alpha
     assert verdict["confidence"] == 0.99
     if math.isinf(est.mean):  # verify off at c = 0: unbounded, said as null
@@ -195,7 +198,10 @@ def test_the_api_and_the_station_give_one_verdict(client: TestClient, query: dic
         assert "not earned" in sentence and verdict["estimator"] == "served"
 
 
-MEANS = re.compile(r"mean (\S+) → (\S+) over (\d+ (?:target texts|seeded requests))")
+MEANS = re.compile(
+    r"mean (\S+) → (\S+) over (\d+ (?:target texts|seeded requests)"
+    r"|greedy decoding's one text \(the same at all \d+ seeds\))"
+)
 
 
 @pytest.mark.parametrize("preset", ["well-matched", "greedy", "p-equals-q", "unsafe-shortcut", "mismatched"])

@@ -27,10 +27,12 @@ from app.views.live_class import (
     question_view,
     reveal_view,
     snapshot,
+    speed_words,
     tally_view,
     witnessed,
 )
 from tests.app.view_models import WITNESS
+from witness.settings import Settings
 
 S = Said  # Said(yes, no, unsaid)
 
@@ -269,3 +271,20 @@ def test_the_live_view_polls_with_the_version_it_shows() -> None:
     v = live_class_view(s, WITNESS)
     assert v.poll == f"/class/ABC234/live?seen={s.version}"
     assert v.reveal is None and v.tally.answered == 1
+
+
+@pytest.mark.parametrize("greedy", [False, True])
+def test_a_greedy_comparison_names_its_one_text_not_thirty_two(greedy: bool) -> None:
+    # Greedy decoding writes one text whatever the seed: a mean "over 32 target texts" would
+    # claim 32 samples where there is one.
+    before = Settings(greedy=greedy, match=0.4, k=3)
+    after = before.model_copy(update={"k": 6})
+    cmp = WITNESS.compare(before, after)
+    words = speed_words(cmp)
+    assert cmp.after.estimator == "exact-given-text"
+    if greedy:
+        assert cmp.after.texts == 1
+        assert "greedy decoding's one text (the same at all 32 seeds)" in words
+        assert "32 target texts" not in words
+    else:
+        assert cmp.after.texts == 32 and "over 32 target texts" in words

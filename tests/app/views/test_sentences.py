@@ -92,7 +92,10 @@ EXACT_TEXTS = "exact-given-text"
 
 
 def _over(ens: Ensemble) -> str:
-    """What the ensemble's figures say they average over: texts (exact) or requests."""
+    """What the ensemble's figures say they average over: texts (exact), greedy decoding's
+    one text, or requests."""
+    if ens.estimator == EXACT_TEXTS and ens.texts == 1:
+        return "greedy decoding's one text"
     unit = "target texts" if ens.estimator == EXACT_TEXTS else "seeded requests"
     return f"{len(ens.seeds)} {unit}"
 
