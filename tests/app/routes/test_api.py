@@ -175,9 +175,23 @@ def test_race_names_every_policy_and_the_querys_own_settings(client: TestClient)
         {"k": 16},
         {"greedy": "on", "verify": "off"},
     ],
-    ids=["defaults", "too slow", "repair off", "greedy", "h100", "verify off", "p = q", "match 0", "k 1", "k 16", "greedy verify off"],
+    ids=[
+        "defaults",
+        "too slow",
+        "repair off",
+        "greedy",
+        "h100",
+        "verify off",
+        "p = q",
+        "match 0",
+        "k 1",
+        "k 16",
+        "greedy verify off",
+    ],
 )
-def test_the_api_and_the_station_give_one_verdict(client: TestClient, query: dict[str, object]) -> None:
+def test_the_api_and_the_station_give_one_verdict(
+    client: TestClient, query: dict[str, object]
+) -> None:
     """The savings gate on the page quotes the numbers /api/trace gives for the same state."""
     from app.views import fmt
     from tests.app.view_models import view_of
@@ -190,7 +204,9 @@ def test_the_api_and_the_station_give_one_verdict(client: TestClient, query: dic
     if verdict["ci_low"] != verdict["ci_high"]:
         assert f"{verdict['ci_low']:.2f}–{verdict['ci_high']:.2f}×" in sentence
     if view.settings.verify and view.settings.greedy:  # one text, whatever the seed
-        assert verdict["estimator"] == "exact-given-text" and "greedy decoding's one text" in sentence
+        assert (
+            verdict["estimator"] == "exact-given-text" and "greedy decoding's one text" in sentence
+        )
     elif view.settings.verify:  # with verify off the gate says "not earned", with 1/c alone
         unit = "target texts" if verdict["estimator"] == "exact-given-text" else "seeded requests"
         assert f"{verdict['n']} {unit}" in sentence
@@ -204,7 +220,9 @@ MEANS = re.compile(
 )
 
 
-@pytest.mark.parametrize("preset", ["well-matched", "greedy", "p-equals-q", "unsafe-shortcut", "mismatched"])
+@pytest.mark.parametrize(
+    "preset", ["well-matched", "greedy", "p-equals-q", "unsafe-shortcut", "mismatched"]
+)
 def test_the_class_reveal_and_the_station_say_the_same_of_an_intervention(
     client: TestClient, preset: str
 ) -> None:
@@ -215,7 +233,10 @@ def test_the_class_reveal_and_the_station_say_the_same_of_an_intervention(
     from app.views.live_class import witnessed
     from tests.app.view_models import view_of
 
-    values = {k: ("on" if v is True else "off" if v is False else v) for k, v in BY_ID[preset].values.items()}
+    values = {
+        k: ("on" if v is True else "off" if v is False else v)
+        for k, v in BY_ID[preset].values.items()
+    }
     for intervention in Intervention:
         if intervention is Intervention.SKIP:
             continue
@@ -228,5 +249,9 @@ def test_the_class_reveal_and_the_station_say_the_same_of_an_intervention(
             assert "no difference" in station or station.startswith("Nothing has changed")
             continue
         assert found and said and found.groups() == said.groups(), (station, reveal.speed)
-        words = {"faster": "made it faster", "slower": "made it slower", "within noise": "no more than noise"}
+        words = {
+            "faster": "made it faster",
+            "slower": "made it slower",
+            "within noise": "no more than noise",
+        }
         assert words[reveal.change] in station
