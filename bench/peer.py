@@ -17,7 +17,7 @@ gets what it takes:
 
 Time per block: the 16 blocks are run in turn, 8 times each, and that is timed; 30 such rounds
 per callable, interleaved in rotating order, give the median (and the best). The ratio is
-transformers' median over the witness's ("witness faster by x"). Targets (issue 13):
+transformers' median over the witness's ("witness faster by x"). Targets:
 `verify_block` >= 5x, `simulate_blocks` >= 100x per block.
 
 Before timing, each block is also run through `_speculative_sampling` with its uniforms

@@ -26,7 +26,7 @@ from witness.keys import SIBLINGS_MAX
 
 SEED_MAX = 2**31 - 1
 # The target scores every drafted node of a tree in its one pass; past this many a pass is no
-# longer "about the cost of scoring one token" on any machine the station models (issue 12).
+# longer "about the cost of scoring one token" on any machine the station models.
 TREE_NODES_MAX = 64
 # `distinct` drafting's exact law enumerates the ordered draws of a node's siblings (V^(n-1)
 # orderings of V-vectors); on the served 630-word vocabulary that is affordable for two.

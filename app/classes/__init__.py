@@ -1,4 +1,4 @@
-"""A live class (issue 14): predictions from every phone, tallied for the projector.
+"""A live class: predictions from every phone, tallied for the projector.
 
 `service.ClassRoom` is the interface (`app.state.classes`); `errors` are its refusals;
 `records` what it answers; `store` every query, over `database` (SQLite or PostgreSQL) with

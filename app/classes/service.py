@@ -1,4 +1,4 @@
-"""A live class (issue 14): the one object the pages and the JSON API ask, `app.state.classes`.
+"""A live class: the one object the pages and the JSON API ask, `app.state.classes`.
 
 `ClassRoom` is made by `create_app` and opens its database on first use (the first class
 opened or looked up), so an app that never holds a class touches no file and no server. All

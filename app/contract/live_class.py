@@ -20,7 +20,8 @@ from witness import Settings
 CLASS_KEY = f"tsl.class.{STATION_ID}"
 CLASS_VERSION = 1
 # The learner's station asks the class's state this often while joined and visible; the
-# dashboard's tally fragment polls every DASHBOARD_POLL_SECONDS (issue 14: within 2 s).
+# dashboard's tally fragment polls every DASHBOARD_POLL_SECONDS (a prediction is on the
+# projector within 2 s).
 LEARNER_POLL_MS = 2000
 DASHBOARD_POLL_SECONDS = 1
 # The learner's id: 128 random bits from crypto.getRandomValues, as 32 lowercase hex digits.

@@ -103,7 +103,7 @@ WORKLOAD = (
     WorkloadField("ttft_ms", "ttftMs", "TTFT", " ms"),
     WorkloadField("tpot_ms", "tpotMs", "TPOT", " ms"),
     WorkloadField("tokens", "tokensToGenerate", "Tokens to generate"),
-    # Added with the cost of a pass (issue 12): a Serving checkpoint saved before them has
+    # Added with the cost of a pass: a Serving checkpoint saved before them has
     # neither, and still loads; the station then keeps its own batch and context.
     WorkloadField("batch", "batchSize", "Batch size", optional=True),
     WorkloadField("context", "contextTokens", "Context", " tokens", optional=True),

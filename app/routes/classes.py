@@ -1,4 +1,4 @@
-"""The live class as JSON (issue 14): open a class, poll it, predict, tally, and the
+"""The live class as JSON: open a class, poll it, predict, tally, and the
 instructor's question and reveal. The pages use the same service (`app.state.classes`).
 
 Every route here goes through `ClassRoute`, which, before FastAPI reads a body:

@@ -162,7 +162,7 @@ PRESETS: tuple[Preset, ...] = (
         },
     ),
 )
-# Issue 12: the cost of a pass on a real machine, adaptive draft length and an injected failure.
+# The cost of a pass on a real machine, adaptive draft length and an injected failure.
 PRESETS += (
     Preset(
         "batch-kills-win",

@@ -1,4 +1,4 @@
-// A learner's live class (issue 14), in this browser only: joining (/join/<code>), and on the
+// A learner's live class, in this browser only: joining (/join/<code>), and on the
 // station the class banner, which sends the learner's recorded prediction to the class and
 // follows the instructor to the next question.
 //

@@ -64,7 +64,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # The station's links to other stations come from STATION08_* settings; the tests run
     # on the defaults so that nothing on the page points off this origin.
     env = {k: v for k, v in os.environ.items() if not k.startswith("STATION08_")}
-    # A live class (issue 14) keeps its classes in a database: a throwaway one per session.
+    # A live class keeps its classes in a database: a throwaway one per session.
     env["STATION08_DATA_DIR"] = str(tmp_path_factory.mktemp("class-data"))
     log = tmp_path_factory.mktemp("live-server") / "uvicorn.log"
     with log.open("wb") as out:

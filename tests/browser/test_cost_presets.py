@@ -1,4 +1,4 @@
-"""Issue 12's presets in a real browser: one click each after a prediction, and what the page
+"""The cost-of-a-pass presets in a real browser: one click each after a prediction, and what the page
 then shows matches the hint (the batch that kills the win, long context, the adversary and
 its recovery in the policy race); axe finds nothing on any of them.
 

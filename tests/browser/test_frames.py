@@ -1,4 +1,4 @@
-"""The station embedded in another origin's page (issue 13): `?embed=1` in an iframe of an
+"""The station embedded in another origin's page: `?embed=1` in an iframe of an
 origin STATION08_FRAME_ANCESTORS allows shows the panels; in one it does not, the browser
 refuses to draw the station (CSP frame-ancestors), and nothing of it runs.
 

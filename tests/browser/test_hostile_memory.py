@@ -1,4 +1,4 @@
-"""Route memory against what a hostile pass found (issue 13): what the station saves must load
+"""Route memory against what a hostile pass found: what the station saves must load
 again, import must hold each entry to the reader's rules, no backup may overwrite another, and
 blobs written to be hostile to the page (prototype-pollution keys, huge strings, deep nesting)
 leave `Object.prototype` alone, the page working and the blob kept aside, never lost.

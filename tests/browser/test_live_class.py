@@ -1,4 +1,4 @@
-"""A live class in real browsers (issue 14): one instructor and three learners.
+"""A live class in real browsers: one instructor and three learners.
 
 The instructor opens a class; learners join by code (the /join form) and by the QR's URL;
 each records a prediction on the station; the projector's tally follows within 2 s by

@@ -1,4 +1,4 @@
-"""Offline after the first load (issue 13): the network is cut once the station has loaded.
+"""Offline after the first load: the network is cut once the station has loaded.
 
 What needs no server keeps working (the slider labels, route memory's study memory, export,
 chart downloads); what needs the server says so where the learner asked for it, in words, and

@@ -1,4 +1,4 @@
-"""Prediction first in a real browser (issue 10): the intervention is applied visibly and can
+"""Prediction first in a real browser: the intervention is applied visibly and can
 be undone, with htmx and without JavaScript; presets that name the outcome wait for the
 prediction; a copied or shared link opens at the prediction unless the sharer includes it."""
 

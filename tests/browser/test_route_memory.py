@@ -140,7 +140,7 @@ def test_a_saved_serving_checkpoint_is_carried_in_with_its_values(page: Page) ->
 
 
 def test_a_serving_checkpoint_carries_its_batch_and_context(page: Page) -> None:
-    """batchSize and contextTokens (optional since issue 12) reach the cost of a pass."""
+    """batchSize and contextTokens (optional in older checkpoints) reach the cost of a pass."""
     seed_storage(page, {SERVING: json.dumps(serving_entry(batchSize=64, contextTokens=2048))})
     page.goto("/station")
     expect(page).to_have_url(re.compile(r"memory=.*batch"))

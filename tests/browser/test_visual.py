@@ -1,4 +1,4 @@
-"""Visual defects a learner saw (issue 10), each pinned in a real browser.
+"""Visual defects a learner saw, each pinned in a real browser.
 
 1. Generated content (the "locked" mark, warnings, …) needs no emoji font.
 2. Every disclosure keeps its triangle: ``summary`` stays ``display: list-item``.

@@ -47,7 +47,7 @@ def test_public_names_are_the_specified_ones() -> None:
         "Simulation",
         "RequestTrace",
         "RequestCache",
-        # issue 11: trees, typical acceptance (names fixed by the issue)
+        # trees, typical acceptance (public names other tools import)
         "SiblingResult",
         "sibling_acceptance",
         "sibling_distribution",
@@ -55,7 +55,7 @@ def test_public_names_are_the_specified_ones() -> None:
         "simulate_siblings",
         "typical_distribution",
         "expected_tree_tokens_per_pass",
-        # issue 12: the cost of a pass (names fixed by the issue)
+        # the cost of a pass (public names other tools import)
         "roofline_pass_seconds",
         "batched_speedup",
         "next_k_heuristic",

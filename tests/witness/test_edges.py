@@ -1,4 +1,4 @@
-"""The public API at its edges (issue 13): what other tools hand it is refused by name, or
+"""The public API at its edges: what other tools hand it is refused by name, or
 read exactly as meant; never a token id wrapped, rounded or silently verified."""
 
 from __future__ import annotations

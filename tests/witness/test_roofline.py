@@ -1,4 +1,4 @@
-"""The cost of a pass (issue 12's witness part): the roofline, batching, the k heuristic.
+"""The cost of a pass (the witness's part): the roofline, batching, the k heuristic.
 
 Known values from the issue (an H100 SXM and an 8.03 B-parameter BF16 target), the property
 that ties the batched model to the station's formula, and monotonicity once compute-bound.

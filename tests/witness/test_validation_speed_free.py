@@ -1,4 +1,4 @@
-"""The input checks' fast paths (issue 13, speed against the production reference) accept,
+"""The input checks' fast paths (speed against the production reference) accept,
 return and refuse exactly what the named checks did before them: the old checks are kept
 here as the reference, and both are run on the same arrays. Nothing here is timed."""
 

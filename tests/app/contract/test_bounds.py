@@ -1,6 +1,6 @@
 """What the station saves, the schema takes back: the reopen link's bound is derived from the
 longest link the station writes, and a prompt is counted in characters (code points) on both
-sides, as pydantic, jsonschema and Ajv all count it (issue 13)."""
+sides, as pydantic, jsonschema and Ajv all count it."""
 
 from __future__ import annotations
 

@@ -306,7 +306,7 @@ def test_teeth_a_sentence_mapping_that_loses_errors_is_caught(
 def test_a_checkpoint_saved_before_the_drafting_settings_still_loads(
     bases: list[dict[str, Any]],
 ) -> None:
-    """A learner's checkpoint from before issue 11 has no tree_width, drafting, acceptance or
+    """A learner's checkpoint from before the methods beside the chain has no tree_width, drafting, acceptance or
     draft_source: the schema and the browser both accept it (nothing saved is lost), while
     a checkpoint missing an older setting is still refused, so the test can fail."""
     computed = copy.deepcopy(bases[-1])

@@ -192,7 +192,7 @@ def test_carry_in_names_the_source_of_each_workload_field(
     client: TestClient, query: str, sources: list[str]
 ) -> None:
     view: StationView = view_of(client.get(f"/station?{query}"))
-    # Batch and context came with the cost of a pass (issue 12): optional in a checkpoint.
+    # Batch and context came with the cost of a pass: optional in a checkpoint.
     fields = ["prompt", "ttft_ms", "tpot_ms", "tokens", "batch", "context"]
     assert [r.field for r in view.carry] == fields
     assert [r.source for r in view.carry] == sources

@@ -1,4 +1,4 @@
-"""HEAD is answered, and a trailing slash is redirected relatively (issue 13's hostile pass:
+"""HEAD is answered, and a trailing slash is redirected relatively (found by a hostile pass:
 `curl -I /healthz` was 405, and `Host: evil.example` turned `/station/` into a redirect to
 `http://evil.example/station`)."""
 

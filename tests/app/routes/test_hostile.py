@@ -1,4 +1,4 @@
-"""A hostile pass over every route (issue 13): whatever a query carries, the answer is a 422
+"""A hostile pass over every route: whatever a query carries, the answer is a 422
 that names the field and its range (in place on the pages and fragments: they still render,
 with the message), never a 500, a hang, a raw control character in the HTML, an injected
 header or a redirect off this origin; `/static/` serves nothing outside its directory; and

@@ -281,7 +281,7 @@ def test_state_round_trips_through_the_url(client: TestClient) -> None:
 
 
 def test_every_text_and_number_input_states_its_bound(client: TestClient) -> None:
-    """The prompt rendered maxlength="" (issue 13): its bound is the model's max_length."""
+    """The prompt rendered maxlength="" once: its bound is the model's max_length."""
     from witness.settings import field_bounds
 
     html = client.get("/station").text

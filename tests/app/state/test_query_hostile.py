@@ -1,4 +1,4 @@
-"""The station's query parser against the hostile pass (issue 13): every value it cannot use
+"""The station's query parser against a hostile pass: every value it cannot use
 is a problem named by its field, shown without control characters and never echoed whole."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Prediction first (issue 10): step 03 defines its terms before it asks, the question admits
+"""Prediction first: step 03 defines its terms before it asks, the question admits
 more than one right answer, recording applies the intervention visibly (with an Undo that
 keeps the prediction), presets that name the outcome wait for the prediction, and the share
 link opens at the prediction unless the sharer includes it."""
@@ -29,7 +29,7 @@ HELD_BACK = {
     "verify-off",
     "p-equals-q",
     "medusa-typical",
-    # Issue 12's titles tell whether it is faster: "kills the win", "helps", "never agrees".
+    # The cost presets' titles tell whether it is faster: "kills the win", "helps", "never agrees".
     "batch-kills-win",
     "long-context",
     "adversary-recovery",

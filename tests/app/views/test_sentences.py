@@ -50,7 +50,7 @@ MODES = {
     "well matched": "match=0.9&k=5&draft_cost=0.05",
     "repair off, near p": "match=0.9&repair=off",
     "long request": "tokens=256&k=16&match=0.3",
-    # The methods beside the chain (issue 11): every sentence stays true for them too.
+    # The methods beside the chain: every sentence stays true for them too.
     "tree of two": "tree_width=2",
     "top tree": "tree_width=2&drafting=top",
     "top chain": "drafting=top",
@@ -67,7 +67,7 @@ MODES = {
     "lookup, repair off": "draft_source=lookup&repair=off&prompt=the+target+model+the+target",
     "lookup, verify off": "draft_source=lookup&verify=off",
     "lookup, one token": "draft_source=lookup&tokens=1",
-    # A machine prices every pass (issue 12): the sentences quote its price per draft.
+    # A machine prices every pass: the sentences quote its price per draft.
     "h100, batch 1": "machine=h100",
     "h100, batch 256, match 0.9": "machine=h100&batch=256&match=0.9",
     "laptop": "machine=laptop",
