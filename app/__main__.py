@@ -7,7 +7,7 @@ import socket
 import uvicorn
 
 from app.config import get_settings, worker_count
-from app.protocol import MAX_HEAD, PROTOCOL
+from app.edge.protocol import MAX_HEAD, PROTOCOL
 
 EVERY_INTERFACE = ("0.0.0.0", "::")
 
@@ -42,7 +42,7 @@ def main() -> None:
         port=settings.port,
         log_level="info",
         # A request head past 16 KiB is answered 414/431 rather than reset, and one that
-        # never completes is closed after 10 s (app/protocol.py).
+        # never completes is closed after 10 s (app/edge/protocol.py).
         http=PROTOCOL,
         h11_max_incomplete_event_size=MAX_HEAD,
         # One process per core: a render holds the GIL, so threads cannot share the work.

@@ -15,13 +15,13 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.classes.service import ClassRoom
 from app.config import AppSettings, get_settings
-from app.rendering.allocator import limit_arenas
-from app.rendering.collector import CollectBetweenRequests
+from app.edge.allocator import limit_arenas
+from app.edge.collector import CollectBetweenRequests
+from app.edge.security import SecurityHeaders
 from app.rendering.lanes import Lanes
 from app.rendering.pipeline import GZIP_LEVEL, Env, Pipeline
 from app.rendering.refusals import validation_refused
 from app.rendering.requests import RequestShape
-from app.rendering.security import SecurityHeaders
 from app.rendering.templating import make_templates
 from app.routes import (
     api,
@@ -44,13 +44,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Start-up: cap the malloc arenas (app/rendering/allocator.py), fit the tiny models,
+    """Start-up: cap the malloc arenas (app/edge/allocator.py), fit the tiny models,
     then calm the garbage collector.
 
     The render and witness caches keep tens of thousands of small objects alive, and a full
     collection over them paused slider answers for 80-250 ms. Freezing what start-up made
     keeps it out of every collection. The young and middle generations are collected between
-    requests (app/rendering/collector.py); these thresholds are the fallback inside one large
+    requests (app/edge/collector.py); these thresholds are the fallback inside one large
     request (a whole page draws the k sweep: sixteen served requests), and make a full
     collection wait for a hundred middle ones.
     """

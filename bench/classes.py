@@ -1,7 +1,7 @@
 """A live class at 200 learners, over real HTTP, against the same server's /healthz.
 
 Starts the real server as `make serve` does (uvicorn, `app.main:create_app`, the station's
-protocol `app.protocol.UVICORN_FLAGS`, one worker per core unless `--workers`, no access log)
+protocol `app.edge.protocol.UVICORN_FLAGS`, one worker per core unless `--workers`, no access log)
 in a subprocess on a free 127.0.0.1 port, with its class database in a fresh temporary
 directory (SQLite; `--database-url postgresql://…` for PostgreSQL), then in the same run:
 

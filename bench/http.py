@@ -191,7 +191,7 @@ def churn_path(i: int) -> str:
 
 def bench_churn(port: int, n: int) -> None:
     """New states well past what the caches hold: every answer evicts an old state, which
-    is when garbage collection used to pause answers (app/rendering/collector.py)."""
+    is when garbage collection used to pause answers (app/edge/collector.py)."""
     times: list[float] = []
     bad = 0
     with closing(http.client.HTTPConnection(HOST, port, timeout=30)) as conn:

@@ -1,6 +1,6 @@
 """The real server for the HTTP benchmarks (bench/http.py, bench/classes.py), as `make serve`
 runs it: uvicorn with the `app.main:create_app` factory, the station's protocol
-(`app.protocol.UVICORN_FLAGS`), no access log, on a free loopback port."""
+(`app.edge.protocol.UVICORN_FLAGS`), no access log, on a free loopback port."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import IO
 
-from app.protocol import UVICORN_FLAGS
+from app.edge.protocol import UVICORN_FLAGS
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"  # loopback only

@@ -7,7 +7,7 @@ kept in an LRU: a class of a hundred learners on one preset, or one learner drag
 back and forth, costs one render per distinct state. The cache keeps the text (UTF-8,
 gzipped once) and the answer's status and headers, never the view models that made it: those
 are a few hundred small objects per state, and every object a cache keeps alive is one more
-for the garbage collector to walk (app/rendering/collector.py). A cached answer is sent from
+for the garbage collector to walk (app/edge/collector.py). A cached answer is sent from
 the event loop; a new state is rendered in one of the app's two lanes (app/rendering/lanes.py),
 after the handler has returned, so a request waiting for its render holds no thread, and one
 whose client has left by its turn is dropped unrendered.
@@ -172,7 +172,10 @@ class Deferred(Response):
 async def disconnected(receive: Receive) -> bool:
     """Has the client gone, as far as the server knows now? Never waits: it reads what the
     connection already has (a GET's empty body; a disconnect, before or after it) and stops
-    at the first read that would wait. The routes that render in a lane read no body after."""
+    at the first read that would wait. The routes that render in a lane read no body after.
+
+    Not Starlette's `Request.is_disconnected`: it reads one message, so a client that left
+    after its GET's empty body still looks present to it (test_lanes_gone.py holds both)."""
     with anyio.CancelScope() as scope:
         scope.cancel()  # a read that would wait is cut short; a message already there is not
         while True:

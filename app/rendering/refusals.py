@@ -1,7 +1,7 @@
 """The JSON API's 422: each refused field by name, without echoing what was sent.
 
 FastAPI's own answer repeats every refused input whole: a 1 MB prompt came back as 1 MB of
-JSON (16 KiB behind the server's head limit, app/protocol.py), and a parameter's name is
+JSON (16 KiB behind the server's head limit, app/edge/protocol.py), and a parameter's name is
 echoed in its location. Here each error keeps its location, message and type, with a name or
 value cut to what a message may show (`app.state.query.shown_key`), and its input only when
 it is that short already.

@@ -34,7 +34,7 @@ CHROMIUM = "/usr/bin/chromium"
 # has started simply waits in the kernel's accept queue: no polling, no sleeps.
 _SERVE = """
 import socket, sys, uvicorn
-from app.protocol import UVICORN
+from app.edge.protocol import UVICORN
 sock = socket.socket(fileno=int(sys.argv[1]))
 config = uvicorn.Config("app.main:create_app", factory=True, log_level="warning", **UVICORN)
 uvicorn.Server(config).run(sockets=[sock])

@@ -1,5 +1,5 @@
 """200 learners over real HTTP: a real uvicorn with two worker processes on a free port (as
-`make serve` runs it, `app.protocol`'s flags), 200 threads each on its own connection
+`make serve` runs it, `app.edge.protocol`'s flags), 200 threads each on its own connection
 submitting at once, then 80 of them changing their mind and 40 repeating themselves at once;
 the tally the server answers equals what was sent. On SQLite and on PostgreSQL: two workers
 share one class only through the database."""
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from app.classes.records import PREDICTABLE, QUESTIONS
-from app.protocol import UVICORN_FLAGS
+from app.edge.protocol import UVICORN_FLAGS
 
 ROOT = Path(__file__).resolve().parents[3]
 LEARNERS = 200

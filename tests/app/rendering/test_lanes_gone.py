@@ -21,8 +21,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
 from app.config import AppSettings
+from app.edge.protocol import UVICORN
 from app.main import create_app
-from app.protocol import UVICORN
 from app.rendering import pipeline as pipeline_module
 from app.rendering.pipeline import Context, Env, Page, Pipeline, disconnected
 from tests.loops import on_own_thread
@@ -155,3 +155,18 @@ def test_disconnected_reads_only_what_the_connection_already_has(
             return await disconnected(_receive(*messages))  # type: ignore[arg-type]
 
     assert on_own_thread(anyio.run, ask) is gone
+
+
+def test_starlettes_own_check_misses_a_client_that_left_after_its_body() -> None:
+    # Why the pipeline keeps its own `disconnected`: Starlette's `Request.is_disconnected`
+    # reads one message, so a GET whose client left after its (empty) body is still there
+    # to it, and the lane would render for nobody. Should Starlette read on, this fails and
+    # the pipeline can ask it instead.
+    from starlette.requests import Request
+
+    async def ask() -> tuple[bool, bool]:
+        with anyio.fail_after(1):
+            request = Request({"type": "http", "method": "GET"}, _receive(BODY, GONE))  # type: ignore[arg-type]
+            return await request.is_disconnected(), await disconnected(_receive(BODY, GONE))  # type: ignore[arg-type]
+
+    assert on_own_thread(anyio.run, ask) == (False, True)

@@ -33,9 +33,9 @@ from fastapi.testclient import TestClient
 from starlette.routing import BaseRoute, Mount, Route
 
 from app.config import AppSettings
+from app.edge.protocol import MAX_HEAD
+from app.edge.security import security_headers
 from app.main import create_app
-from app.protocol import MAX_HEAD
-from app.rendering.security import security_headers
 from tests.app.routes.test_api import SETTINGS_ROUTES
 from tests.loops import on_own_thread
 from witness import Settings, measured
@@ -563,14 +563,14 @@ ROOT = Path(__file__).resolve().parents[3]
 # What bench/http.py and tests/browser/conftest.py should pass to `python -m uvicorn`, and
 # what `python -m app` sets (app/__main__.py).
 SERVER_FLAGS = [
-    "--http", "app.protocol:StationProtocol",
+    "--http", "app.edge.protocol:StationProtocol",
     "--h11-max-incomplete-event-size", str(MAX_HEAD),
 ]  # fmt: skip
 SHORT_TIMEOUT = 1.0
 # The same server in one process, with the head's deadline shortened for the test.
 SERVE_SHORT = f"""
 import sys, uvicorn
-from app import protocol
+from app.edge import protocol
 protocol.StationProtocol.head_timeout = {SHORT_TIMEOUT}
 uvicorn.run("app.main:create_app", factory=True, host="127.0.0.1", port=int(sys.argv[1]),
             http=protocol.StationProtocol, h11_max_incomplete_event_size=protocol.MAX_HEAD,

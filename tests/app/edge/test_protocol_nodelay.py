@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 from typing import Any
 
-from app.protocol import no_delay
+from app.edge.protocol import no_delay
 
 
 class FakeTransport:

@@ -15,13 +15,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 import app.main as main
-from app.rendering import allocator
+from app.edge import allocator
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = """
 import ctypes, ctypes.util, re, sys, tempfile, threading
 import numpy as np
-from app.rendering.allocator import limit_arenas
+from app.edge.allocator import limit_arenas
 if sys.argv[1] == "cap":
     assert limit_arenas()
 barrier = threading.Barrier(16)

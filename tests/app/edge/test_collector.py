@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.edge.collector import MIDDLE_EVERY, CollectBetweenRequests
 from app.main import create_app
-from app.rendering.collector import MIDDLE_EVERY, CollectBetweenRequests
 
 KEPT: list[list[int]] = []  # what a "request" leaves alive, as a cache would
 

@@ -1,10 +1,10 @@
 """uvicorn's h11 protocol with the two limits a server bound for a classroom needs.
 
-uvicorn (0.54, h11) answers a request head past h11's buffer (16 KiB) with a 400 and closes
+uvicorn (h11) answers a request head past h11's buffer (16 KiB) with a 400 and closes
 at once, with the rest of the request unread, so the kernel resets the connection and the
 client sees no answer at all (a 1 MB query: "connection reset"). And it has no timeout for a
 request head: a connection that never finishes its headers is held for ever (150 of them
-were never closed). This protocol, `--http app.protocol:StationProtocol`:
+were never closed). This protocol, `--http app.edge.protocol:StationProtocol`:
 
 - answers a request line past the limit with 414 URI Too Long and headers past it with 431
   Request Header Fields Too Large (h11's own hint), with the security headers, then stops
@@ -17,6 +17,11 @@ were never closed). This protocol, `--http app.protocol:StationProtocol`:
   listening socket itself with ``proto`` 0, and asyncio sets TCP_NODELAY only on sockets
   that report IPPROTO_TCP (uvicorn issue 3149): each keep-alive answer then waited on the
   client's delayed ACK, ~44 ms for a /healthz that takes 1 ms (bench/http.py, 2 workers).
+
+The protocol subclasses uvicorn's `H11Protocol` and reaches into it (its h11 connection, its
+error answer, its keep-alive timer), which uvicorn does not promise to keep between minor
+versions: pyproject.toml pins uvicorn to `UVICORN_TESTED`, and tests/app/edge/test_protocol_pin.py
+fails on any other version, so an upgrade is a deliberate change with this file read again.
 
 The station's longest address is ~3 KB (app/contract/bounds.py); `MAX_HEAD` (uvicorn's
 `h11_max_incomplete_event_size`, set by `python -m app`) leaves room for any browser's
@@ -34,8 +39,9 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
-from app.rendering.security import security_headers
+from app.edge.security import security_headers
 
+UVICORN_TESTED = "0.55"  # the uvicorn minor version this subclass is written against
 MAX_HEAD = 16 * 1024  # bytes of request line and headers (h11's default, stated)
 MAX_TARGET = 8 * 1024  # bytes of the address (path and query) in the request line
 HEAD_TIMEOUT = 10.0  # seconds a request head may take to arrive
@@ -43,7 +49,7 @@ LINGER = 2.0  # seconds a refused request may go on sending before the connectio
 
 # How every server of the station runs it (`python -m app`, the browser tests, bench/http.py):
 # uvicorn's keyword arguments, and the same as command-line flags.
-PROTOCOL = "app.protocol:StationProtocol"
+PROTOCOL = "app.edge.protocol:StationProtocol"
 UVICORN = {"http": PROTOCOL, "h11_max_incomplete_event_size": MAX_HEAD}
 UVICORN_FLAGS = [f"--{k.replace('_', '-')}={v}" for k, v in UVICORN.items()]
 
