@@ -4,7 +4,9 @@
 so a fresh app (a test, a worker process) starts with empty caches and nothing is shared
 through module globals. Settings are frozen and hashable; each method reduces them, here and
 only here, to the fields its result depends on, so a change the result cannot see (the draft
-cost for a slice, k for the sweep) is a hit.
+cost for a slice, k for the sweep) is a hit. The reductions are built from what each field
+of `Settings` declares it affects (`witness.settings.Affects`): a new setting joins the
+right keys by its declaration.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from witness.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first
 from witness.expected import exact_applies, exact_ensemble, texts_for
 from witness.modes import Mode, mode_of
 from witness.paths import ServedPaths
+from witness.settings import Affects, without
 from witness.sweep import KSweep, MeasuredPoint, WidthMeasure, measure_k, sweep_from, width_sweep
 from witness.texts import Texts
 
@@ -71,7 +74,7 @@ class Witness:
         return self._traces(settings)
 
     def _priced(self, settings: Settings) -> RequestTrace:
-        served = self._served(_untimed(settings).model_copy(update={"draft_cost": 0.0}))
+        served = self._served(_unpriced(settings))
         # With nothing drafted the totals' mean α is the first position's: the same either way.
         priced = totals(settings, served.blocks, served.totals.mean_alpha)
         return replace(served, settings=settings.model_dump(), totals=priced)
@@ -79,18 +82,7 @@ class Witness:
     def quick_check(self, settings: Settings) -> FirstTokenCheck:
         """The quick sampled check of the current mode: it reads the first position only, so
         the cost, the workload's timings and the length do not change it."""
-        key = Settings(
-            match=settings.match,
-            k=settings.k,
-            seed=settings.seed,
-            greedy=settings.greedy,
-            prompt=settings.prompt,
-            tree_width=settings.tree_width,
-            drafting=settings.drafting,
-            acceptance=settings.acceptance,
-            draft_source=settings.draft_source,
-        )
-        return self._quick(key, mode_of(settings.verify, settings.repair))
+        return self._quick(quick_key(settings), mode_of(settings.verify, settings.repair))
 
     def ensemble(self, settings: Settings, *, served: bool = False) -> Ensemble:
         """The state's ensemble, from which every verdict is drawn: exact given the target's
@@ -105,9 +97,7 @@ class Witness:
         return self._ensembles(key)
 
     def _exact_ensemble(self, key: Settings) -> Ensemble:
-        texts = self._texts(
-            Settings(prompt=key.prompt, tokens=key.tokens, greedy=key.greedy, seed=key.seed)
-        )
+        texts = self._texts(DEFAULTS.model_copy(update={n: getattr(key, n) for n in TEXT}))
         return exact_ensemble(key, texts)
 
     def judged(self, before: Settings, after: Settings) -> tuple[Ensemble, Ensemble]:
@@ -124,22 +114,20 @@ class Witness:
     def sweep(self, settings: Settings) -> KSweep:
         """Speedup against k: the measured requests do not depend on the instrument's own k
         or cost; the formula's curve takes the state's α and cost."""
-        key = _untimed(settings).model_copy(update={"k": 1, "draft_cost": 0.0})
-        widths = self._widths(_untimed(settings).model_copy(update={"draft_cost": 0.0}))
+        # Every k is measured: the key's k is the first one.
+        key = _unpriced(settings).model_copy(update={"k": 1})
+        widths = self._widths(_unpriced(settings))
         return sweep_from(self._sweeps(key), self.ensemble(settings).alpha, settings, widths)
 
     def slice(self, settings: Settings) -> EvaluationSlice:
         """The evaluation slice runs every mode, and its timings are not part of it."""
-        key = settings.model_copy(
-            update={"verify": True, "repair": True, "tpot_ms": 30.0, "ttft_ms": 0.0}
-        )
-        return self._slices(key)
+        return self._slices(without(settings, Affects.TIMING, also=("verify", "repair")))
 
     def race(self, settings: Settings) -> tuple[Race, RaceEnsemble]:
         """The draft-length policies raced on the request, and over its seeded requests. The
         machine and pair price the passes and set recovery's break-even, so only the
         workload's timings are left out of the key."""
-        return self._races(settings.model_copy(update={"tpot_ms": 30.0, "ttft_ms": 200.0}))
+        return self._races(without(settings, Affects.TIMING))
 
     def sizes(self) -> dict[str, int]:
         """How many results each cache holds (for the benchmarks and the tests)."""
@@ -158,26 +146,25 @@ class Witness:
         }
 
 
-# What only prices a request's passes, never changes them: the workload's timings and the
-# machine, model pair, batch and context (`witness.costing`).
-UNPRICED = {
-    "tpot_ms": 30.0,
-    "ttft_ms": 200.0,
-    "machine": "custom",
-    "pair": "llama-8b-1b",
-    "batch": 1,
-    "context": 0,
-}
+# What prices a request's passes and reads its clock, never changes them (`Affects`).
+PRICE = (Affects.DRAFT_PRICE, Affects.PASS_PRICE, Affects.TIMING)
+# The quick check reads the first drafted position alone (its mode is keyed apart).
+FIRST_POSITION_ONLY = ("tokens", "verify", "repair")
+# The target's own texts are decided by the prompt, the length, the temperature and the
+# seed alone (`witness.texts`): whatever the draft, match or k.
+TEXT = ("prompt", "tokens", "greedy", "seed")
+DEFAULTS = Settings()
 
 
-def _untimed(settings: Settings) -> Settings:
-    """The settings without what only prices a request."""
-    return settings.model_copy(update=UNPRICED)
+def quick_key(settings: Settings) -> Settings:
+    """What the quick check of ``settings`` depends on (its mode aside): the method at the
+    first drafted position, nothing of the length, the switches or the price."""
+    return without(settings, *PRICE, also=FIRST_POSITION_ONLY)
 
 
 def _unpriced(settings: Settings) -> Settings:
     """The settings without what only prices a request, the draft cost included."""
-    return settings.model_copy(update={**UNPRICED, "draft_cost": 0.0})
+    return without(settings, *PRICE)
 
 
 def _first_token_check(key: Settings, mode: Mode, *, cache: RequestCache) -> FirstTokenCheck:

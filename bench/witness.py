@@ -69,7 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from app.config import AppSettings  # noqa: E402
-from app.services import QUICK_SLICE_BLOCKS, Witness  # noqa: E402
+from app.services import QUICK_SLICE_BLOCKS, Witness, quick_key  # noqa: E402
 from app.state.query import parse_state  # noqa: E402
 from app.views.station import live_view  # noqa: E402
 from witness import RequestCache, Settings, serve_request  # noqa: E402
@@ -122,19 +122,8 @@ def clear_caches() -> None:
 
 
 def quick_check(s: Settings, c: RequestCache) -> object:
-    """What `Witness.quick_check` runs, on its reduced key (the method's fields kept)."""
-    key = Settings(
-        match=s.match,
-        k=s.k,
-        seed=s.seed,
-        greedy=s.greedy,
-        prompt=s.prompt,
-        tree_width=s.tree_width,
-        drafting=s.drafting,
-        acceptance=s.acceptance,
-        draft_source=s.draft_source,
-    )
-    return first_token_check(key, mode_of(s.verify, s.repair), QUICK_BLOCKS, cache=c)
+    """What `Witness.quick_check` runs, on its reduced key (`app.services.quick_key`)."""
+    return first_token_check(quick_key(s), mode_of(s.verify, s.repair), QUICK_BLOCKS, cache=c)
 
 
 def timed(fn: Callable[[int], object], n: int) -> list[float]:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
+from enum import StrEnum
 from functools import cache
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -87,12 +89,23 @@ def max_depth(width: int) -> int:
     return max(d for d in range(1, k_max + 1) if tree_nodes(width, d) <= TREE_NODES_MAX)
 
 
+class Affects(StrEnum):
+    """What a setting changes, declared on each field of `Settings`: every cache of results
+    keys on the fields its result depends on (`without`), so a new setting joins the right
+    keys by saying what it affects."""
+
+    REQUEST = "request"  # what is served: the tokens, the passes, α, every check
+    DRAFT_PRICE = "draft price"  # the draft cost c: what a draft pass costs on machine custom
+    PASS_PRICE = "pass price"  # the machine, model pair, batch and context: each pass's price
+    TIMING = "timing"  # the workload's clock (TPOT, TTFT): the latency figures alone
+
+
 class Settings(BaseModel):
     """Everything that decides one served request; the same settings give the same bytes."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    match: float = Field(
+    match: Annotated[float, Affects.REQUEST] = Field(
         0.6,
         ge=0.0,
         le=1.0,
@@ -100,7 +113,7 @@ class Settings(BaseModel):
         description="Blend of the draft toward the target, q = m·p + (1 − m)·d; 1 makes q = p.",
         json_schema_extra={"step": 0.01},
     )
-    k: int = Field(
+    k: Annotated[int, Affects.REQUEST] = Field(
         4,
         ge=1,
         le=16,
@@ -108,7 +121,7 @@ class Settings(BaseModel):
         description="Tokens the draft proposes per block, all verified in one target pass.",
         json_schema_extra={"step": 1},
     )
-    draft_cost: float = Field(
+    draft_cost: Annotated[float, Affects.DRAFT_PRICE] = Field(
         0.1,
         ge=0.0,
         le=1.0,
@@ -116,14 +129,16 @@ class Settings(BaseModel):
         description="Cost of one draft pass as a fraction of one target pass.",
         json_schema_extra={"step": 0.01},
     )
-    verify: bool = Field(True, title="Target verify", description="Check drafts with the target.")
-    repair: bool = Field(
+    verify: Annotated[bool, Affects.REQUEST] = Field(
+        True, title="Target verify", description="Check drafts with the target."
+    )
+    repair: Annotated[bool, Affects.REQUEST] = Field(
         True, title="Sampling repair", description="At a rejection, sample the residual, not p."
     )
-    greedy: bool = Field(
+    greedy: Annotated[bool, Affects.REQUEST] = Field(
         False, title="Greedy decoding", description="Temperature 0: both models take argmax."
     )
-    seed: int = Field(
+    seed: Annotated[int, Affects.REQUEST] = Field(
         8,
         ge=0,
         le=SEED_MAX,
@@ -131,7 +146,7 @@ class Settings(BaseModel):
         description="Keys every uniform of the request; 'next request' adds one.",
         json_schema_extra={"step": 1},
     )
-    tokens: int = Field(
+    tokens: Annotated[int, Affects.REQUEST] = Field(
         48,
         ge=1,
         le=256,
@@ -139,7 +154,7 @@ class Settings(BaseModel):
         description="Length of the served request's output.",
         json_schema_extra={"step": 1},
     )
-    prompt: str = Field(
+    prompt: Annotated[str, Affects.REQUEST] = Field(
         "the draft model proposes",
         min_length=0,
         max_length=200,
@@ -148,7 +163,7 @@ class Settings(BaseModel):
         title="Prompt",
         description="Words the request starts from; words outside the corpus are skipped.",
     )
-    tpot_ms: float = Field(
+    tpot_ms: Annotated[float, Affects.TIMING] = Field(
         30.0,
         gt=0.0,
         le=10_000.0,
@@ -157,7 +172,7 @@ class Settings(BaseModel):
         # "Above 0" is a normal positive number: a subnormal (1e-320) is refused (below).
         json_schema_extra={"step": 0.1, "not": NOT_SUBNORMAL},
     )
-    ttft_ms: float = Field(
+    ttft_ms: Annotated[float, Affects.TIMING] = Field(
         200.0,
         ge=0.0,
         le=600_000.0,
@@ -165,7 +180,7 @@ class Settings(BaseModel):
         description="Time to first token (prefill), carried in from Serving; the same either way.",
         json_schema_extra={"step": 1},
     )
-    tree_width: int = Field(
+    tree_width: Annotated[int, Affects.REQUEST] = Field(
         1,
         ge=1,
         le=SIBLINGS_MAX,
@@ -174,19 +189,19 @@ class Settings(BaseModel):
         "scores every node in its one pass.",
         json_schema_extra={"step": 1},
     )
-    drafting: Drafting = Field(
+    drafting: Annotated[Drafting, Affects.REQUEST] = Field(
         "sample",
         title="Sibling drafting",
         description="How a node's siblings are drafted: sample (independent draws from q, "
         "SpecInfer), distinct (without replacement, Sequoia), top (q's most likely, EAGLE-2).",
     )
-    acceptance: Acceptance = Field(
+    acceptance: Annotated[Acceptance, Affects.REQUEST] = Field(
         "exact",
         title="Acceptance rule",
         description="exact: rejection sampling against p (lossless); typical: Medusa's "
         "threshold on p(x), faster and not lossless.",
     )
-    draft_source: DraftSource = Field(
+    draft_source: Annotated[DraftSource, Affects.REQUEST] = Field(
         "model",
         title="Draft source",
         description="model: the draft model; lookup: copy what followed the last words "
@@ -194,20 +209,20 @@ class Settings(BaseModel):
         "toward the target's least likely word instead of the draft model (an injected "
         "failure).",
     )
-    machine: Machine = Field(
+    machine: Annotated[Machine, Affects.PASS_PRICE] = Field(
         "custom",
         title="Machine",
         description="custom: the draft cost c is the slider's and a target pass costs the same "
         "whatever it scores; a machine prices every pass by the roofline, with the model pair, "
         "batch and context (witness.costing).",
     )
-    pair: Pair = Field(
+    pair: Annotated[Pair, Affects.PASS_PRICE] = Field(
         "llama-8b-1b",
         title="Model pair",
         description="The target and draft whose sizes price the passes on a machine (unused "
         "with machine custom).",
     )
-    batch: int = Field(
+    batch: Annotated[int, Affects.PASS_PRICE] = Field(
         1,
         ge=1,
         le=512,
@@ -216,7 +231,7 @@ class Settings(BaseModel):
         "pass scores each of them (unused with machine custom).",
         json_schema_extra={"step": 1},
     )
-    context: int = Field(
+    context: Annotated[int, Affects.PASS_PRICE] = Field(
         0,
         ge=0,
         le=131_072,
@@ -400,3 +415,33 @@ def expected_text(name: str) -> str:
 
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+@cache
+def tagged(tag: Affects) -> tuple[str, ...]:
+    """The fields of `Settings` that affect ``tag``, in declaration order."""
+    return tuple(n for n, info in Settings.model_fields.items() if tag in info.metadata)
+
+
+def affects(name: str) -> Affects:
+    """What the field ``name`` affects (each field declares exactly one)."""
+    (tag,) = (m for m in Settings.model_fields[name].metadata if isinstance(m, Affects))
+    return tag
+
+
+@cache
+def _defaults(names: frozenset[str]) -> dict[str, Any]:
+    return {n: Settings.model_fields[n].default for n in names}
+
+
+def without(s: Settings, *tags: Affects, also: Iterable[str] = ()) -> Settings:
+    """``s`` with every field that affects one of ``tags`` (and the fields ``also``) at its
+    default: the key of a result that does not depend on them.
+
+    Examples
+    --------
+    >>> without(Settings(match=0.3, tpot_ms=12.0), Affects.TIMING) == Settings(match=0.3)
+    True
+    """
+    names = frozenset(n for tag in tags for n in tagged(tag)) | frozenset(also)
+    return s.model_copy(update=_defaults(names))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 from app.config import AppSettings
 from app.main import create_app
-from app.services import Witness
+from app.services import PRICE, Witness, quick_key
 from witness import Settings
+from witness.settings import Affects, affects, without
 
 
 def test_a_fresh_app_starts_with_empty_caches() -> None:
@@ -82,3 +84,56 @@ def test_a_price_only_change_reprices_the_served_blocks() -> None:
     for s in (Settings(k=5), Settings(tokens=1), Settings(tokens=1, machine="l4")):
         assert w.trace(s) == serve_request(s)
     assert w.sizes()["served"] == 3
+
+
+# Another valid value of every setting: a new setting must be given one here, and with it
+# the test below checks that its declaration puts it in the right keys.
+OTHER: dict[str, object] = {
+    "match": 0.35,
+    "k": 6,
+    "draft_cost": 0.3,
+    "verify": False,
+    "repair": False,
+    "greedy": True,
+    "seed": 11,
+    "tokens": 20,
+    "prompt": "the target",
+    "tpot_ms": 12.0,
+    "ttft_ms": 50.0,
+    "tree_width": 2,
+    "drafting": "distinct",
+    "acceptance": "typical",
+    "draft_source": "adversary",
+    "machine": "h100",
+    "pair": "llama-70b-8b",
+    "batch": 8,
+    "context": 4096,
+}
+
+
+def test_every_setting_has_another_value_here() -> None:
+    assert set(OTHER) == set(Settings.model_fields)
+
+
+@pytest.mark.parametrize("name", sorted(OTHER))
+def test_a_setting_joins_the_keys_its_declaration_names(name: str) -> None:
+    """The served request is kept by what changes it (a request setting) and re-priced for
+    the rest; the race ignores the clock alone; the quick check ignores the length and
+    switches too."""
+    s = Settings(tokens=12)
+    t = Settings.model_validate({**s.model_dump(), name: OTHER[name]})
+    tag = affects(name)
+    w = Witness()
+    w.trace(s), w.trace(t)
+    assert w.sizes()["served"] == (2 if tag is Affects.REQUEST else 1)
+    assert w.sizes()["traces"] == 2  # the priced answer is each state's own
+    first = name in ("tokens", "verify", "repair")
+    assert (quick_key(s) == quick_key(t)) is (tag is not Affects.REQUEST or first)
+    assert (without(s, Affects.TIMING) == without(t, Affects.TIMING)) is (tag is Affects.TIMING)
+
+
+def test_teeth_a_setting_declared_for_the_wrong_tag_lands_in_the_wrong_keys() -> None:
+    # Were the match declared a price, two matches would share one served request.
+    s, t = Settings(match=0.2), Settings(match=0.7)
+    assert without(s, *PRICE) != without(t, *PRICE)
+    assert without(s, *PRICE, Affects.REQUEST) == without(t, *PRICE, Affects.REQUEST)

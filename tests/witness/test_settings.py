@@ -111,3 +111,11 @@ def test_bool_and_text_fields_have_no_numeric_bounds() -> None:
         assert expected_text(field) == "true or false"
         assert Settings(**{field: "off"}).model_dump()[field] is False
     assert field_bounds("prompt")["max_length"] == 200
+
+
+def test_every_setting_declares_exactly_one_thing_it_affects() -> None:
+    from witness.settings import Affects, affects, tagged
+
+    for name in Settings.model_fields:
+        assert isinstance(affects(name), Affects)  # zero or two tags fail to unpack
+    assert sorted(n for t in Affects for n in tagged(t)) == sorted(Settings.model_fields)
