@@ -572,7 +572,10 @@ def sibling_law_and_acceptance_unchecked(
     p: FloatArray, q: FloatArray, n: int, *, drafting: Drafting, repair: bool
 ) -> tuple[FloatArray, float]:
     """`sibling_law_and_acceptance` for callers whose rows are valid already."""
-    return _exact(p, q, n, drafting, _repair_step(repair), _distinct_pair(p, repair))
+    law, accepted = _exact(p, q, n, drafting, _repair_step(repair), _distinct_pair(p, repair))
+    # A probability summed over every sibling's path can round an ulp or two past 1 (a draft
+    # that puts nearly all its mass on a few tokens p likes, drafted distinct): it is 1.
+    return law, min(1.0, accepted)
 
 
 def sibling_distribution(

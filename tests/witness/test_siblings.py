@@ -607,3 +607,16 @@ def test_teeth_acceptance_as_if_every_sibling_faced_p() -> None:
         p, q = PAIRS[pair]
         sim = simulate_siblings(p, q, 2, N, seed=SEED)
         assert not _within(sim.accepted_per_block, 1.0 - (1.0 - acceptance_rate(p, q)) ** 2)
+
+
+def test_the_acceptance_of_two_distinct_siblings_never_rounds_past_one() -> None:
+    # The adversary at match 0.005 drafts nearly all its mass on p's least likely word and a
+    # little on p: two distinct siblings are accepted with probability 1, which the sum over
+    # their paths once rounded to 1.0000000000000013 (and the speedup formula refused it).
+    from witness.evaluation import evaluate
+
+    s = Settings(draft_source="adversary", drafting="distinct", match=0.005, seed=0)
+    p, q = first_position(s)
+    _, beta = sibling_law_and_acceptance(p, q, 2, drafting="distinct", repair=True)
+    assert beta == 1.0
+    assert evaluate(s, blocks=1_000) is not None  # the evaluation slice answers at that state
