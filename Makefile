@@ -20,7 +20,7 @@ $(PY):
 
 $(VENV)/.app-installed: pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e .
-	$(PY) -c "import witness.kernels, witness.chain"  # compile the kernels once, into their disk cache
+	$(PY) -c "import witness.models.kernels, witness.serve.chain"  # compile the kernels once, into their disk cache
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml $(VENV)/.app-installed
@@ -40,7 +40,7 @@ $(HTMX): node_modules/.package-lock.json
 
 # The route contract's generated files (docs/route-memory.schema.json and static/js/contract.js,
 # committed; static/vendor/route-memory-validator.js, a build product) are made from
-# app/contract/route.py and witness/settings.py, after npm ci has installed the validator's
+# app/contract/route.py and witness/core/settings.py, after npm ci has installed the validator's
 # compiler (ajv, esbuild). It rewrites only what changed; a test fails if they are stale.
 contract: $(VENV)/.app-installed node_modules/.package-lock.json
 	$(PY) -m app.contract.generate

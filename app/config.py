@@ -1,7 +1,7 @@
 """The server's own settings, read from STATION08_* environment variables.
 
-Each setting has help text and a default; README.md's settings table is checked against
-this model by tests/app/test_config.py, so the two cannot drift apart.
+Each setting has help text and a default; docs/settings.md is generated from this model
+(`python -m app.contract.generate`) and tests/app/test_config.py reads it back.
 """
 
 from __future__ import annotations

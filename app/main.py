@@ -37,7 +37,7 @@ from app.routes import (
 from app.routes import race as race_routes
 from app.routes.api_models import Health
 from app.services import Witness
-from witness.lm import tiny_models
+from witness.models.lm import tiny_models
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -5,7 +5,7 @@ so a fresh app (a test, a worker process) starts with empty caches and nothing i
 through module globals. Settings are frozen and hashable; each method reduces them, here and
 only here, to the fields its result depends on, so a change the result cannot see (the draft
 cost for a slice, k for the sweep) is a hit. The reductions are built from what each field
-of `Settings` declares it affects (`witness.settings.Affects`): a new setting joins the
+of `Settings` declares it affects (`witness.core.settings.Affects`): a new setting joins the
 right keys by its declaration.
 """
 
@@ -16,17 +16,24 @@ from functools import partial
 
 from app.rendering.memo import Memo
 from witness import RequestCache, RequestTrace, Settings, serve_request
-from witness.accounting import totals
-from witness.adaptive import Race, RaceEnsemble, race, race_ensemble
-from witness.costing import costing
-from witness.ensemble import Comparison, Ensemble, compare, serve_ensemble
-from witness.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first_token_check
-from witness.expected import exact_applies, exact_ensemble, texts_for
-from witness.modes import Mode, mode_of
-from witness.paths import ServedPaths
-from witness.settings import Affects, without
-from witness.sweep import KSweep, MeasuredPoint, WidthMeasure, measure_k, sweep_from, width_sweep
-from witness.texts import Texts
+from witness.core.modes import Mode, mode_of
+from witness.core.settings import Affects, without
+from witness.cost.costing import costing
+from witness.judge.adaptive import Race, RaceEnsemble, race, race_ensemble
+from witness.judge.ensemble import Comparison, Ensemble, compare, serve_ensemble
+from witness.judge.evaluation import EvaluationSlice, FirstTokenCheck, evaluate, first_token_check
+from witness.judge.expected import exact_applies, exact_ensemble, texts_for
+from witness.judge.sweep import (
+    KSweep,
+    MeasuredPoint,
+    WidthMeasure,
+    measure_k,
+    sweep_from,
+    width_sweep,
+)
+from witness.models.texts import Texts
+from witness.serve.accounting import totals
+from witness.serve.paths import ServedPaths
 
 # The live evidence samples a quick slice of the current mode; the full three-mode slice
 # (100 000 blocks each) is the Next panel's job. 10 000 blocks keep a slider move in budget.
@@ -58,7 +65,7 @@ class Witness:
         self._sweeps: Memo[tuple[MeasuredPoint, ...]] = Memo(partial(measure_k, cache=c), SWEEPS)
         self._widths: Memo[tuple[WidthMeasure, ...]] = Memo(partial(width_sweep, cache=c), SWEEPS)
         # One request's passes, kept per seed: neighbouring seeds' ensembles share all but one,
-        # and an ensemble's missing chain requests are served together (`witness.paths`).
+        # and an ensemble's missing chain requests are served together (`witness.serve.paths`).
         self._paths = ServedPaths(c, PATHS)
         self._ensembles: Memo[Ensemble] = Memo(partial(serve_ensemble, path=self._paths), ENSEMBLES)
         # The lossless chain's verdicts: the target's texts, drawn once per prompt, length,
@@ -151,7 +158,7 @@ PRICE = (Affects.DRAFT_PRICE, Affects.PASS_PRICE, Affects.TIMING)
 # The quick check reads the first drafted position alone (its mode is keyed apart).
 FIRST_POSITION_ONLY = ("tokens", "verify", "repair")
 # The target's own texts are decided by the prompt, the length, the temperature and the
-# seed alone (`witness.texts`): whatever the draft, match or k.
+# seed alone (`witness.models.texts`): whatever the draft, match or k.
 TEXT = ("prompt", "tokens", "greedy", "seed")
 DEFAULTS = Settings()
 

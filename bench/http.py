@@ -137,7 +137,7 @@ def cpu_seconds(root: int) -> float:
 def slider_path(i: int) -> str:
     """The i-th slider position: k = 4, 3, 5 by hundreds, and a match never used before
     (0 <= match < 1 in steps of 1/300), so neither the served requests nor the per-context
-    laws they share (witness/request.py) are cached: the worst case of a new state."""
+    laws they share (witness/serve/request.py) are cached: the worst case of a new state."""
     return f"{EVIDENCE}&match={i / 300:.5f}&k={(4, 3, 5)[(i // 100) % 3]}"
 
 

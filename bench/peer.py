@@ -54,7 +54,7 @@ sys.path.insert(0, str(_HERE.parent))
 import numpy as np  # noqa: E402
 
 from witness import simulate_blocks, verify_block  # noqa: E402
-from witness.theory import sample_inverse_cdf  # noqa: E402
+from witness.core.distributions import sample_inverse_cdf  # noqa: E402
 
 VOCABS = (256, 630)
 DRAFT_LENGTHS = (4, 8)

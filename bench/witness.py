@@ -33,7 +33,7 @@
    same states' 32 served requests (`Witness.ensemble(served=True)`, the estimator the
    exact one replaces), the in-run reference. Budgets: <= 1 ms and <= 5 ms (medians), at the
    default 48 tokens; 256 tokens for information.
-7. The chain's serve loop, compiled (`witness.chain`), against the numpy loops it replaced
+7. The chain's serve loop, compiled (`witness.serve.chain`), against the numpy loops it replaced
    (commit 5cc1102, loaded as ``witness_numpy``): 32 seeded requests, one request's passes,
    the request on screen and a race, each at never-seen states (a match no law is kept for;
    verify and repair off in some), alternating; the results must be identical (else
@@ -73,12 +73,12 @@ from app.services import QUICK_SLICE_BLOCKS, Witness, quick_key  # noqa: E402
 from app.state.query import parse_state  # noqa: E402
 from app.views.station import live_view  # noqa: E402
 from witness import RequestCache, Settings, serve_request  # noqa: E402
-from witness.cache import UniformGrids  # noqa: E402
-from witness.ensemble import serve_ensemble  # noqa: E402
-from witness.evaluation import first_position, first_token_check  # noqa: E402
-from witness.modes import mode_of  # noqa: E402
-from witness.settings import DISTINCT_WIDTH_MAX, max_depth  # noqa: E402
-from witness.simulate import Simulation, simulate_blocks, simulate_blocks_loop  # noqa: E402
+from witness.core.modes import mode_of  # noqa: E402
+from witness.core.settings import DISTINCT_WIDTH_MAX, max_depth  # noqa: E402
+from witness.judge.ensemble import serve_ensemble  # noqa: E402
+from witness.judge.evaluation import first_position, first_token_check  # noqa: E402
+from witness.models.cache import UniformGrids  # noqa: E402
+from witness.models.simulate import Simulation, simulate_blocks, simulate_blocks_loop  # noqa: E402
 
 Arr = np.ndarray
 
@@ -531,10 +531,10 @@ def bench_compiled_chain() -> bool:
         return True
     from dataclasses import asdict
 
-    from witness.adaptive import race
-    from witness.chain import serve_chains
-    from witness.ensemble import ensemble_seeds
-    from witness.request import serve_path
+    from witness.judge.adaptive import race
+    from witness.judge.ensemble import ensemble_seeds
+    from witness.serve.chain import serve_chains
+    from witness.serve.request import serve_path
 
     old_lockstep = importlib.import_module("witness_numpy.lockstep")
     old_request = importlib.import_module("witness_numpy.request")

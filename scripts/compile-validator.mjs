@@ -53,7 +53,7 @@ const bundled = await build({
 const header = [
   "// GENERATED: do not edit. The browser's route-memory validator, compiled from",
   "// docs/route-memory.schema.json (itself generated from app/contract/route.py and",
-  "// witness/settings.py) by `python -m app.contract.generate`, which runs",
+  "// witness/core/settings.py) by `python -m app.contract.generate`, which runs",
   "// scripts/compile-validator.mjs (Ajv standalone code + esbuild; no eval at run time).",
   "",
 ].join("\n");

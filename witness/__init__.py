@@ -4,21 +4,9 @@ It knows nothing of HTTP, HTML or the browser; the server, the command line, the
 the benchmarks all call these names.
 """
 
-from witness.cache import RequestCache
-from witness.request import serve_request
-from witness.roofline import batched_speedup, next_k_heuristic, roofline_pass_seconds
-from witness.rule import BlockResult, verify_block
-from witness.settings import Settings
-from witness.siblings import (
-    SiblingResult,
-    expected_tree_tokens_per_pass,
-    sibling_acceptance,
-    sibling_distribution,
-    simulate_siblings,
-    verify_siblings,
-)
-from witness.simulate import Simulation, simulate_blocks
-from witness.theory import (
+from witness.core.rule import BlockResult, verify_block
+from witness.core.settings import Settings
+from witness.core.theory import (
     acceptance_rate,
     expected_speedup,
     expected_tokens_per_pass,
@@ -26,8 +14,19 @@ from witness.theory import (
     output_distribution,
     residual,
 )
-from witness.trace import RequestTrace
-from witness.typical import typical_distribution
+from witness.core.trace import RequestTrace
+from witness.cost.roofline import batched_speedup, next_k_heuristic, roofline_pass_seconds
+from witness.methods.sibling_blocks import simulate_siblings
+from witness.methods.sibling_laws import (
+    expected_tree_tokens_per_pass,
+    sibling_acceptance,
+    sibling_distribution,
+)
+from witness.methods.siblings import SiblingResult, verify_siblings
+from witness.methods.typical import typical_distribution
+from witness.models.cache import RequestCache
+from witness.models.simulate import Simulation, simulate_blocks
+from witness.serve.request import serve_request
 
 __all__ = [
     "BlockResult",

@@ -20,17 +20,17 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from witness.adaptive import Race, RaceEnsemble, race, race_ensemble
-from witness.batching import BatchTable, batch_table
-from witness.costing import costing, scored_per_sequence
-from witness.evaluation import evaluate
-from witness.expected import ensemble_of
-from witness.measured import format_roofline, measured_here
-from witness.request import serve_request
-from witness.settings import Settings, expected_text, field_bounds
-from witness.sweep import sweep_k
-from witness.trace import BlockTrace, RequestTrace
-from witness.verdict import judged_trace, verdict_of
+from witness.core.settings import Settings, expected_text, field_bounds
+from witness.core.trace import BlockTrace, RequestTrace
+from witness.cost.batching import BatchTable, batch_table
+from witness.cost.costing import costing, scored_per_sequence
+from witness.cost.measured import format_roofline, measured_here
+from witness.judge.adaptive import Race, RaceEnsemble, race, race_ensemble
+from witness.judge.evaluation import evaluate
+from witness.judge.expected import ensemble_of
+from witness.judge.sweep import sweep_k
+from witness.judge.verdict import judged_trace, verdict_of
+from witness.serve.request import serve_request
 
 MARK = {"accepted": "", "repaired": "*", "bonus": "+", "unchecked": "?"}
 
@@ -61,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _priced(trace: RequestTrace) -> list[str]:
-    """On a machine, what a unit is: the passes' prices (`witness.costing`)."""
+    """On a machine, what a unit is: the passes' prices (`witness.cost.costing`)."""
     s = Settings(**trace.settings)
     cost, scored = costing(s), scored_per_sequence(s)
     if cost.machine is None or cost.pair is None:

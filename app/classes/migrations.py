@@ -10,7 +10,7 @@ inserts the migration's row into `schema_version`, whose primary key lets one of
 through; the other waits for it, gets a unique-key error, rolls back, and finds the
 migration applied when it looks again.
 
-What is kept (README, "Live class"): per class its code, the SHA-256 of its host key, its
+What is kept (docs/classroom.md): per class its code, the SHA-256 of its host key, its
 current question, when it was opened and when it expires; the questions revealed; per
 (class, question, learner id) the prediction (intervention, faster, kept: 1, 0 or NULL); per
 (class, learner id) the learner's current rate-limit window. No names, addresses or user

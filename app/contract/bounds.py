@@ -26,7 +26,7 @@ from app.state.options import VIEWS, ViewOptions
 from app.state.presets import BY_ID
 from app.state.query import ORIGINS, Prediction, StationState, number_text, parse_state
 from witness import Settings
-from witness.settings import choices, field_bounds
+from witness.core.settings import choices, field_bounds
 
 # The widest code point in UTF-8 is four bytes, each written %XX by the query's encoder.
 WIDEST_CHARACTER = "\U0010ffff"

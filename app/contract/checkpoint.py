@@ -18,11 +18,11 @@ from app.views.gates import invariant_view, verdict_view
 from app.views.judgement import optimum_sentence, savings
 from app.views.pricing import cost_short
 from witness import Settings
-from witness.costing import price, priced_optimum
-from witness.ensemble import Ensemble
-from witness.sweep import K_MAX
-from witness.theory import break_even_alpha, speculation_pays
-from witness.trace import RequestTrace
+from witness.core.theory import break_even_alpha, speculation_pays
+from witness.core.trace import RequestTrace
+from witness.cost.costing import price, priced_optimum
+from witness.judge.ensemble import Ensemble
+from witness.judge.sweep import K_MAX
 
 
 def checkpoint_entry(

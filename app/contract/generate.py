@@ -3,17 +3,20 @@
     python -m app.contract.generate          # write them
     python -m app.contract.generate --check  # exit 1, naming each file that is stale
 
-From app/contract/route.py and witness/settings.py (through app/contract/schema.py):
+From app/contract/route.py and witness/core/settings.py (through app/contract/schema.py):
 
 - docs/route-memory.schema.json: the JSON Schema other stations rely on;
 - static/js/contract.js: the constants the browser's modules import;
 - static/vendor/route-memory-validator.js: the browser's validator, compiled from that schema
-  by scripts/compile-validator.mjs (Ajv standalone code bundled by esbuild; needs `npm ci`).
+  by scripts/compile-validator.mjs (Ajv standalone code bundled by esbuild; needs `npm ci`);
+- docs/settings.md: every setting of the server and of the instrument, from their models
+  (app/contract/settings_doc.py).
 
-The schema and contract.js are committed, so the contract reads in the repository as it is
-served. The validator is a build product, mostly Ajv's own run-time code: like htmx, it is
-made at set-up into static/vendor/ (git-ignored) and never committed. The output is
-deterministic (fixed key order, pinned npm versions), and `make setup` regenerates all three.
+The schema, contract.js and settings.md are committed, so the contract reads in the
+repository as it is served. The validator is a build product, mostly Ajv's own run-time
+code: like htmx, it is made at set-up into static/vendor/ (git-ignored) and never committed.
+The output is deterministic (fixed key order, pinned npm versions), and `make setup`
+regenerates all four.
 """
 
 from __future__ import annotations
@@ -36,12 +39,14 @@ from app.contract.schema import (
     route_memory_schema,
     setting_schema,
 )
-from witness.settings import Settings, field_bounds
+from app.contract.settings_doc import settings_md
+from witness.core.settings import Settings, field_bounds
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = Path("docs/route-memory.schema.json")
 CONTRACT_JS = Path("static/js/contract.js")
 VALIDATOR_JS = Path("static/vendor/route-memory-validator.js")
+SETTINGS_MD = Path("docs/settings.md")
 COMPILER = Path("scripts/compile-validator.mjs")
 WIDTH = 100  # a JSON object or list that fits on one line of this width is written on one
 
@@ -83,7 +88,7 @@ def contract_js() -> str:
     }
     parts = [
         "// GENERATED: do not edit. The route contract's constants for the browser, from\n"
-        "// app/contract/route.py and witness/settings.py, written by\n"
+        "// app/contract/route.py and witness/core/settings.py, written by\n"
         "// `python -m app.contract.generate` (`make setup` runs it; a test checks it is fresh).\n",
         const(
             "STATIONS",
@@ -190,7 +195,12 @@ def validator_js(schema: str, root: Path = ROOT) -> str:
 def outputs() -> dict[Path, str]:
     """Every generated file (relative path → text), freshly generated."""
     schema = schema_text()
-    return {SCHEMA: schema, CONTRACT_JS: contract_js(), VALIDATOR_JS: validator_js(schema)}
+    return {
+        SCHEMA: schema,
+        CONTRACT_JS: contract_js(),
+        VALIDATOR_JS: validator_js(schema),
+        SETTINGS_MD: settings_md(),
+    }
 
 
 def stale(root: Path = ROOT, fresh: dict[Path, str] | None = None) -> list[Path]:

@@ -16,7 +16,7 @@ from app.contract.route import (
     STATIONS,
 )
 from witness import Settings
-from witness.settings import field_bounds
+from witness.core.settings import field_bounds
 
 BOUND_KEYS = ("kind", "default", "min", "max", "step", "choices")
 LINK_PARAMETERS = {

@@ -82,7 +82,7 @@ class Intervention(StrEnum):
     SKIP = "skip"
 
 
-# The three ways a block can be checked (witness.request.Mode), as checkpoints record them.
+# The three ways a block can be checked (witness.serve.request.Mode), as checkpoints record them.
 MODES = ("lossless", "no_repair", "no_verify")
 
 

@@ -30,10 +30,10 @@ from app.routes.api_models import (
 from app.services import Witness
 from app.state.query import decode_query
 from witness import Settings, acceptance_rate, output_distribution, residual
-from witness.batching import batch_table
-from witness.evaluation import evaluate, first_position
-from witness.lm import tiny_models
-from witness.verdict import judged_trace, verdict_of
+from witness.cost.batching import batch_table
+from witness.judge.evaluation import evaluate, first_position
+from witness.judge.verdict import judged_trace, verdict_of
+from witness.models.lm import tiny_models
 
 BUSY: dict[int | str, dict[str, Any]] = {
     503: {

@@ -23,12 +23,12 @@ from typing_extensions import TypedDict
 
 from app.contract.route import Intervention
 from witness import RequestTrace, Settings
-from witness.adaptive import Race, RaceEnsemble
-from witness.batching import BatchTable
-from witness.evaluation import EvaluationSlice
-from witness.modes import Mode
-from witness.sweep import KSweep
-from witness.verdict import JudgedTrace
+from witness.core.modes import Mode
+from witness.cost.batching import BatchTable
+from witness.judge.adaptive import Race, RaceEnsemble
+from witness.judge.evaluation import EvaluationSlice
+from witness.judge.sweep import KSweep
+from witness.judge.verdict import JudgedTrace
 
 __all__ = [
     "BatchTable",

@@ -1,7 +1,7 @@
 """The measured roofline: a page of its own (`/roofline`, no JavaScript needed) and the
 fragment the station's evidence fetches on demand (`/roofline/panel`), one partial for both.
 
-The measurement (`witness.measured.measured_here`, ~2 s, once per process) is made before
+The measurement (`witness.cost.measured.measured_here`, ~2 s, once per process) is made before
 the render, outside the app's render gate, so other learners' new states never queue behind
 it; the render is then cached by the measurement like any other page. It is never on the
 slider path: only these two routes ask for it.
@@ -14,8 +14,8 @@ from fastapi.responses import Response
 
 from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.views.roofline import roofline_view
-from witness import measured
-from witness.measured import MeasuredRoofline
+from witness.cost import measured
+from witness.cost.measured import MeasuredRoofline
 
 router = APIRouter(include_in_schema=False)
 

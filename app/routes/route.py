@@ -23,7 +23,7 @@ from app.routes.api_models import CheckpointEntry, CheckpointProblems, Manifest
 from app.state.query import parse_query
 from app.views.controls import lowest_offered
 from witness import Settings
-from witness.settings import expected_text, field_bounds
+from witness.core.settings import expected_text, field_bounds
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 router = APIRouter()

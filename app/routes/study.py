@@ -22,8 +22,8 @@ from app.study import design_outline
 from app.views import fmt
 from app.views.station import LiveView, live_view
 from witness import Settings
-from witness.costing import costing, price
-from witness.methods import is_chain
+from witness.cost.costing import costing, price
+from witness.methods.block import is_chain
 
 router = APIRouter(include_in_schema=False)
 
@@ -114,7 +114,7 @@ def settings_rows(view: LiveView) -> tuple[Row, ...]:
 
 
 def _cost_row(s: Settings) -> Row:
-    """The slider's c, or on a machine what prices the passes (`witness.costing`)."""
+    """The slider's c, or on a machine what prices the passes (`witness.cost.costing`)."""
     cost = costing(s)
     if cost.machine is None or cost.pair is None:
         return Row("Draft cost c", fmt.setting(s.draft_cost))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from app.contract.route import Intervention
 from witness import Settings
-from witness.settings import field_bounds
+from witness.core.settings import field_bounds
 
 K_MAX = int(field_bounds("k")["max"])
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.state.presets import BY_ID
-from witness.settings import shown
+from witness.core.settings import shown
 
 VIEWS = ("", "projector")
 OPTION_FIELDS = ("preset", "view", "embed", "sub", "slice", "race")

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from app.contract.route import WORKLOAD_FIELDS, Intervention
 from app.state.options import OPTION_FIELDS, ViewOptions, parse_options
 from witness import Settings
-from witness.settings import expected_text, shown
+from witness.core.settings import expected_text, shown
 
 INTERVENTION_LABELS: dict[Intervention, str] = {
     Intervention.RAISE_MATCH: "Raise draft-target match",

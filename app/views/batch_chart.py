@@ -1,6 +1,6 @@
 """Speculation against batch size: where verification stops being free (the sweep's batch axis).
 
-The numbers are `witness.batching`'s table, at the station's α: the speedup at the current k,
+The numbers are `witness.cost.batching`'s table, at the station's α: the speedup at the current k,
 the best k for each batch and its speedup, and the batch from which the current k, and then
 every k, stops paying. With machine custom a pass costs the same at any batch, and the panel
 says so instead of drawing a flat line.
@@ -14,7 +14,7 @@ from math import log2
 from app.views import fmt
 from app.views.charts import Point, polyline
 from witness import Settings
-from witness.batching import (
+from witness.cost.batching import (
     BATCH_MAX,
     BATCHES,
     BatchTable,
@@ -22,7 +22,7 @@ from witness.batching import (
     batch_table,
     speedup_at,
 )
-from witness.costing import costing, price, scored_per_sequence
+from witness.cost.costing import costing, price, scored_per_sequence
 
 WIDTH, HEIGHT = 640, 260
 LEFT, RIGHT, TOP, BOTTOM = 56.0, 620.0, 24.0, 210.0

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from witness.trace import Bar, BlockTrace, DraftStep, Totals
+from witness.core.trace import Bar, BlockTrace, DraftStep, Totals
 
 WIDTH = 640
 
@@ -530,7 +530,7 @@ def pass_chart(t: Totals, draft_cost: float) -> PassChart:
     scale = (WIDTH - 20) / max(t.baseline_cost_units, t.cost_units, 1.0)
     draft_units = draft_cost * t.draft_passes
     # On a machine a verifying pass that scores k + 1 tokens a sequence may cost more than one
-    # plain step (`witness.costing`): the target's bar is what its passes really cost.
+    # plain step (`witness.cost.costing`): the target's bar is what its passes really cost.
     target_units = t.cost_units - draft_units
     priced = abs(target_units - t.target_passes) > 1e-9
     plain = PassRow(

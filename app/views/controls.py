@@ -11,11 +11,11 @@ from dataclasses import dataclass, replace
 from app.state.query import FieldProblem, number_text
 from app.views import fmt
 from witness import Settings
-from witness.costing import MACHINES, PAIRS, costing, price, scored_per_sequence
-from witness.lookup import NGRAM_MAX
-from witness.methods import is_chain
-from witness.settings import DISTINCT_WIDTH_MAX, TREE_NODES_MAX, field_bounds, tree_nodes
-from witness.typical import DELTA, EPSILON
+from witness.core.settings import DISTINCT_WIDTH_MAX, TREE_NODES_MAX, field_bounds, tree_nodes
+from witness.cost.costing import MACHINES, PAIRS, costing, price, scored_per_sequence
+from witness.methods.block import is_chain
+from witness.methods.lookup import NGRAM_MAX
+from witness.methods.typical import DELTA, EPSILON
 
 SLIDERS = ("match", "k", "draft_cost")
 SWITCHES = ("verify", "repair")
@@ -39,7 +39,7 @@ CHOICE_NOTES: dict[str, dict[str, str]] = {
         "lookup": "prompt lookup copies earlier words: no draft model",
         "adversary": "an adversarial draft: it proposes the target's least likely word",
     },
-    # The labels come from witness.costing, where each number is cited.
+    # The labels come from witness.cost.costing, where each number is cited.
     "machine": {"custom": "the c slider; every target pass costs one"}
     | {m.id: m.label for m in MACHINES.values()},
     "pair": {p.id: p.label for p in PAIRS.values()},
@@ -301,7 +301,7 @@ def _gb(x: float) -> str:
 
 
 def cost_lines(s: Settings) -> tuple[str, ...]:
-    """What one pass costs under ``s``, every number from `witness.costing`."""
+    """What one pass costs under ``s``, every number from `witness.cost.costing`."""
     cost = costing(s)
     m, p = cost.machine, cost.pair
     if m is None or p is None:

@@ -19,14 +19,14 @@ from app.views.judgement import (
 from app.views.pricing import cost_short
 from app.views.tree_chart import TreeChart, ending_sentence, method_name, tree_chart
 from witness import Settings
-from witness.accounting import draft_cost, speedup_expected
-from witness.check import EXACT
-from witness.costing import costing, scored_per_sequence
-from witness.ensemble import Ensemble, compare
-from witness.evaluation import SIGNIFICANCE, FirstTokenCheck
-from witness.methods import is_chain
-from witness.settings import drafted_width, tree_nodes
-from witness.trace import BlockTrace, RequestTrace
+from witness.core.settings import drafted_width, tree_nodes
+from witness.core.trace import BlockTrace, RequestTrace
+from witness.cost.costing import costing, scored_per_sequence
+from witness.judge.ensemble import Ensemble, compare
+from witness.judge.evaluation import SIGNIFICANCE, FirstTokenCheck
+from witness.methods.block import is_chain
+from witness.serve.accounting import draft_cost, speedup_expected
+from witness.serve.check import EXACT
 
 # Shape and words as well as colour: a learner who cannot tell the colours apart still reads
 # which token was kept, thrown away, repaired or given as a bonus.
@@ -105,7 +105,7 @@ class EvidenceView:
     passes: PassChart
     figures: tuple[Figure, ...]
     formula_gap: str  # why the measured mean sits under the formula, when it does
-    alpha: float  # the station's α (witness.ensemble)
+    alpha: float  # the station's α (witness.judge.ensemble)
     break_even_measured: float | None  # the draft cost at which this k stops paying
     break_even_formula: float | None
     exact_check: str

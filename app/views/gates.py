@@ -14,8 +14,8 @@ from app.views import fmt
 from app.views.judgement import Savings, change_sentence, counted, savings
 from app.views.tree_chart import ending_sentence, sibling_test
 from witness import Settings
-from witness.ensemble import Comparison, Ensemble
-from witness.trace import BlockTrace, DistributionCheck, RequestTrace
+from witness.core.trace import BlockTrace, DistributionCheck, RequestTrace
+from witness.judge.ensemble import Comparison, Ensemble
 
 
 @dataclass(frozen=True, slots=True)

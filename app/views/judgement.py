@@ -5,8 +5,8 @@ here, so the gate, the verdict, the sweep's caption, the readout, the checkpoint
 worksheet say the same thing with the same numbers:
 
 - speed comes from the state's ensemble, a ratio of means with its interval: for the lossless
-  chain the exact expectation given each of the target's texts (`witness.expected`), else
-  the request on screen and the next seeds served (`witness.ensemble`); "within noise" when
+  chain the exact expectation given each of the target's texts (`witness.judge.expected`), else
+  the request on screen and the next seeds served (`witness.judge.ensemble`); "within noise" when
   the interval does not decide, and the sentence names which of the two it averages over;
 - α is the station's α: the mean acceptance rate over the positions of those texts, or over
   every position the served requests draft at;
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from app.views import fmt
 from app.views.pricing import cost_name, cost_now, cost_short
 from witness import Settings
-from witness.accounting import draft_cost, speedup_expected
-from witness.costing import costing, price
-from witness.ensemble import CONFIDENCE, Comparison, Ensemble, Estimate, verdict_on_one
-from witness.theory import Optimum, break_even_cost, expected_speedup, speculation_pays
+from witness.core.theory import Optimum, break_even_cost, expected_speedup, speculation_pays
+from witness.cost.costing import costing, price
+from witness.judge.ensemble import CONFIDENCE, Comparison, Ensemble, Estimate, verdict_on_one
+from witness.serve.accounting import draft_cost, speedup_expected
 
 LEVEL = f"{CONFIDENCE:.0%}"
 EXACT = "exact-given-text"

@@ -26,7 +26,7 @@ from app.state.query import INTERVENTION_LABELS
 from app.views import fmt
 from app.views.judgement import counted, every_one_of
 from app.views.prediction import arrows, moved
-from witness.ensemble import Comparison
+from witness.judge.ensemble import Comparison
 
 # Bars are SVG rectangles on a 0-100 track (the CSP allows no inline style, so no width:%).
 TRACK = 100

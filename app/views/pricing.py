@@ -3,14 +3,14 @@
 With machine custom a drafted level costs c of a target pass and the target pass costs the
 same whatever it scores. On a machine the verifying pass grows dearer as it scores more, and
 the station folds that surcharge into the price of each drafted level at that k
-(`witness.costing.price`), so every formula it quotes holds with the price in c's place.
+(`witness.cost.costing.price`), so every formula it quotes holds with the price in c's place.
 These helpers keep the words for it in one place.
 """
 
 from __future__ import annotations
 
-from witness.costing import costing, price
-from witness.settings import Settings
+from witness.core.settings import Settings
+from witness.cost.costing import costing, price
 
 
 def on_machine(s: Settings) -> bool:

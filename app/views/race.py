@@ -1,6 +1,6 @@
 """The policy race panel: draft-length policies on one request, judged over many.
 
-`witness.adaptive` races five policies on one seeded request with position-keyed uniforms;
+`witness.judge.adaptive` races five policies on one seeded request with position-keyed uniforms;
 this turns the race and its seeded ensemble into a table, the two gates per policy and a
 step chart of k per block (one small multiple per policy, each with its own marker and line
 style, so colour is never the only cue). Every verdict comes from the ensemble, never from
@@ -18,7 +18,7 @@ from app.services import Witness
 from app.state.query import StationState
 from app.views import fmt
 from witness import Settings
-from witness.adaptive import (
+from witness.judge.adaptive import (
     CONFIDENCE_THRESHOLD,
     K_MAX,
     PROBE_AFTER,
@@ -29,7 +29,7 @@ from witness.adaptive import (
     Race,
     RaceEnsemble,
 )
-from witness.ensemble import CONFIDENCE, RELATIVE_MARGIN, Estimate, paired_difference
+from witness.judge.ensemble import CONFIDENCE, RELATIVE_MARGIN, Estimate, paired_difference
 
 EXACT = 1e-12  # an exact distance this small is 0 (as the evidence reads it)
 KS_SHOWN = 12  # blocks listed in the table's k column before "…"

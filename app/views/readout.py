@@ -15,13 +15,13 @@ from app.views import fmt
 from app.views.gates import Gate, InvariantView
 from app.views.judgement import LEVEL, counted, exact, formula_speedup
 from witness import Settings
-from witness.accounting import draft_cost
-from witness.costing import costing, price
-from witness.ensemble import Ensemble
-from witness.methods import is_chain
-from witness.settings import max_depth
-from witness.theory import expected_speedup
-from witness.trace import RequestTrace
+from witness.core.settings import max_depth
+from witness.core.theory import expected_speedup
+from witness.core.trace import RequestTrace
+from witness.cost.costing import costing, price
+from witness.judge.ensemble import Ensemble
+from witness.methods.block import is_chain
+from witness.serve.accounting import draft_cost
 
 # The sparkline's box (SVG user units); the template only draws.
 SPARK_W, SPARK_H, SPARK_PAD, SPARK_TOP = 240, 96, 18.0, 8.0

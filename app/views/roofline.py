@@ -1,6 +1,6 @@
 """The measured roofline panel: one matrix against 1 … 64 vectors, timed on this server.
 
-The numbers come from `witness.measured` (timed once per process, never on the slider
+The numbers come from `witness.cost.measured` (timed once per process, never on the slider
 path) and are not part of the deterministic witness; the panel says so in its label. The
 chart puts the measured time per pass beside the roofline fitted to the same run, on a
 log-2 axis of vectors per pass; measured and model differ by line style and marker shape
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from app.views import fmt
 from app.views.charts import Point, polyline
-from witness.measured import MeasuredRoofline, routine_note
+from witness.cost.measured import MeasuredRoofline, routine_note
 
 LABEL = "Measured on this server (not part of the deterministic witness)"
 WIDTH, HEIGHT = 640, 300

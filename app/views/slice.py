@@ -1,6 +1,6 @@
 """The Next panel's evaluation slice: "faster" and "correct" judged side by side, per mode.
 
-Each mode runs 100 000 seeded blocks at the request's first position (witness.evaluation):
+Each mode runs 100 000 seeded blocks at the request's first position (witness.judge.evaluation):
 the emitted-token histogram against p, the chi-square p-value, the sampled and exact TV
 distance, next to the speedup the same blocks achieved. A shortcut can win on speed and
 fail on correctness in the same row.
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from app.views import fmt
 from witness import Settings
-from witness.check import EXACT
-from witness.evaluation import EvaluationSlice, ModeCheck
-from witness.method_slice import MethodCheck
-from witness.modes import mode_of
+from witness.core.modes import mode_of
+from witness.judge.evaluation import EvaluationSlice, ModeCheck
+from witness.judge.method_slice import MethodCheck
+from witness.serve.check import EXACT
 
 TITLES = {
     "lossless": "Verify and repair (lossless)",

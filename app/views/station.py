@@ -34,8 +34,8 @@ from app.views.slice import SliceView, slice_view
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from app.views.sweep_chart import SweepChart, sweep_chart
 from witness import RequestTrace, Settings
-from witness.methods import is_chain
-from witness.settings import SEED_MAX
+from witness.core.settings import SEED_MAX
+from witness.methods.block import is_chain
 
 SLICE_NOTE = f"{SLICE_BLOCKS:,}".replace(",", " ") + " seeded blocks per mode"
 

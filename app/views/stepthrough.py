@@ -26,9 +26,9 @@ from app.views.charts import Gauge, gauge
 from app.views.evidence import KIND_LABEL, KIND_MARK, TokenView, block_tokens, default_block
 from app.views.tree_chart import below_count, ending_kind, sibling_test, versus
 from witness import Settings
-from witness.methods import is_chain
-from witness.settings import tree_nodes
-from witness.trace import BlockTrace, DraftStep, RequestTrace
+from witness.core.settings import tree_nodes
+from witness.core.trace import BlockTrace, DraftStep, RequestTrace
+from witness.methods.block import is_chain
 
 ANCHOR = "#stepthrough"
 FRAGMENT_PATH = "/station/step"

@@ -17,8 +17,8 @@ from app.views.tree_chart import (
     sibling_test,
 )
 from witness import Settings
-from witness.settings import drafted_width, tree_nodes
-from witness.trace import BlockTrace, DraftStep
+from witness.core.settings import drafted_width, tree_nodes
+from witness.core.trace import BlockTrace, DraftStep
 
 LISTED = 6  # drafts named one by one in a narration; the table shows every one
 

@@ -14,11 +14,11 @@ from app.views.charts import polyline
 from app.views.judgement import optimum_sentence
 from app.views.pricing import cost_short
 from witness import Settings
-from witness.costing import costing, price
-from witness.methods import is_chain
-from witness.settings import TREE_NODES_MAX, field_bounds, tree_nodes
-from witness.sweep import KSweep
-from witness.theory import Optimum
+from witness.core.settings import TREE_NODES_MAX, field_bounds, tree_nodes
+from witness.core.theory import Optimum
+from witness.cost.costing import costing, price
+from witness.judge.sweep import KSweep
+from witness.methods.block import is_chain
 
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 52.0, 620.0, 24.0, 236.0

@@ -1,7 +1,7 @@
 """The token tree of one block, drawn: every level the verification walk reached.
 
 A tree (SpecInfer, Sequoia, EAGLE-2), typical acceptance (Medusa) and prompt lookup record
-one `witness.trace.TreeLevel` per depth the walk reached. This draws them top to bottom:
+one `witness.core.trace.TreeLevel` per depth the walk reached. This draws them top to bottom:
 the siblings at each depth, which one stood (✓), each one rejected with its test in numbers
 (u against p′/q′, or p(x) against typical acceptance's bar), the ones never tested, and under
 every sibling that did not stand, the subtree the target scored but the walk never reached.
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from app.views.charts import exact
 from witness import Settings
-from witness.settings import drafted_width, tree_nodes
-from witness.trace import BlockTrace, SiblingStep, TreeLevel
+from witness.core.settings import drafted_width, tree_nodes
+from witness.core.trace import BlockTrace, SiblingStep, TreeLevel
 
 WIDTH = 640
 GUTTER = 74.0  # the depth labels' column

@@ -1,5 +1,5 @@
 // GENERATED: do not edit. The route contract's constants for the browser, from
-// app/contract/route.py and witness/settings.py, written by
+// app/contract/route.py and witness/core/settings.py, written by
 // `python -m app.contract.generate` (`make setup` runs it; a test checks it is fresh).
 
 // The ten stations, in route order: [id, title].

@@ -114,7 +114,7 @@ const shown = (x) => {
   return text.length <= 40 ? text : `${text.slice(0, 37)}...`;
 };
 
-/** A node's numeric range in words, as witness.settings.expected_text says it. */
+/** A node's numeric range in words, as witness.core.settings.expected_text says it. */
 function range(node) {
   const low = "exclusiveMinimum" in node ? ["above", node.exclusiveMinimum] : "minimum" in node ? ["from", node.minimum] : null;
   const high = "exclusiveMaximum" in node ? ["below", node.exclusiveMaximum] : "maximum" in node ? ["to", node.maximum] : null;

@@ -1,4 +1,4 @@
-"""The README's settings table is the documentation of AppSettings: they must agree."""
+"""docs/settings.md's server table is the documentation of AppSettings: they must agree."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import pytest
 
 from app.config import AppSettings
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+SETTINGS_MD = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
 ROW = re.compile(r"^\| `STATION08_(\w+)` \| (.*?) \| (.*?) \|$")
 
 
 def _table() -> dict[str, tuple[str, str]]:
     rows = {}
-    for line in README.read_text(encoding="utf-8").splitlines():
+    for line in SETTINGS_MD.read_text(encoding="utf-8").splitlines():
         m = ROW.match(line)
         if m:
             rows[m.group(1).lower()] = (m.group(2), m.group(3))
@@ -24,11 +24,11 @@ def _table() -> dict[str, tuple[str, str]]:
 
 def test_every_setting_is_documented_with_its_default_and_help() -> None:
     table = _table()
-    assert set(table) == set(AppSettings.model_fields), "README table and AppSettings differ"
+    assert set(table) == set(AppSettings.model_fields), "docs/settings.md and AppSettings differ"
     for name, info in AppSettings.model_fields.items():
         default, meaning = table[name]
         shown = "(empty)" if info.default == "" else f"`{info.default}`"
-        assert default == shown, f"{name}: README says {default}, model says {shown}"
+        assert default == shown, f"{name}: docs/settings.md says {default}, model says {shown}"
         assert meaning == info.description, f"{name}: help text differs from the model"
 
 

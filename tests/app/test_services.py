@@ -9,7 +9,7 @@ from app.config import AppSettings
 from app.main import create_app
 from app.services import PRICE, Witness, quick_key
 from witness import Settings
-from witness.settings import Affects, affects, without
+from witness.core.settings import Affects, affects, without
 
 
 def test_a_fresh_app_starts_with_empty_caches() -> None:

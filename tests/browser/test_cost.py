@@ -13,9 +13,9 @@ from playwright.sync_api import BrowserContext, Page, expect
 from app.state.presets import BY_ID
 from tests.browser.helpers import PREDICTED_URL, axe, is_evidence
 from witness import Settings
-from witness.batching import stops_paying
-from witness.costing import costing
-from witness.expected import ensemble_of
+from witness.cost.batching import stops_paying
+from witness.cost.costing import costing
+from witness.judge.expected import ensemble_of
 
 SKIPPED = "/station?pred=skip"
 # Llama 3.2 1B over Llama 3.1 8B on an H100 at batch 1: both passes read their weights.

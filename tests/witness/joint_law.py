@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from witness.laws import context_pair
-from witness.lm import tiny_models
+from witness.models.laws import context_pair
+from witness.models.lm import tiny_models
 
 TOP_FIRST, TOP_SECOND = 8, 6
 

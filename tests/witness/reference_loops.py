@@ -1,9 +1,9 @@
-"""The chain's serve loops as plainly as the rule reads, in numpy: what `witness.chain` is
+"""The chain's serve loops as plainly as the rule reads, in numpy: what `witness.serve.chain` is
 held to, bit for bit (tests/witness/test_chain.py).
 
-Each drafted position asks the request cache for its `witness.laws.Law` (p, q, q's CDF, α)
-and draws by `witness.theory.sample_from_cdf`; each block is checked by
-`witness.rule.verify_unchecked`. Nothing here is fast, and nothing in the station calls it.
+Each drafted position asks the request cache for its `witness.models.laws.Law` (p, q, q's CDF, α)
+and draws by `witness.core.distributions.sample_from_cdf`; each block is checked by
+`witness.core.rule.verify_unchecked`. Nothing here is fast, and nothing in the station calls it.
 
 - `reference_blocks`: a served request's blocks (uniforms keyed by block and position);
 - `reference_path`: its passes and α, as `serve_path` returns them;
@@ -18,19 +18,19 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from witness.accounting import measured_speedup, priced_cost
-from witness.adaptive import CONFIDENCE_THRESHOLD, Policy, PolicyRun, _Grid, _Planner
-from witness.cache import RequestCache
-from witness.costing import costing
-from witness.keys import Stream
-from witness.laws import FloatArray, Law, context_pair
-from witness.lm import detokenize, tiny_models
-from witness.methods import first_alpha, is_chain
-from witness.modes import mode_of
-from witness.rule import BlockResult, accepts, verify_unchecked
-from witness.settings import Settings
-from witness.theory import sample_from_cdf
-from witness.trace import ServedPath
+from witness.core.distributions import sample_from_cdf
+from witness.core.keys import Stream
+from witness.core.modes import mode_of
+from witness.core.rule import BlockResult, accepts, verify_unchecked
+from witness.core.settings import Settings
+from witness.core.trace import ServedPath
+from witness.cost.costing import costing
+from witness.judge.adaptive import CONFIDENCE_THRESHOLD, Policy, PolicyRun, _Grid, _Planner
+from witness.methods.block import first_alpha, is_chain
+from witness.models.cache import RequestCache
+from witness.models.laws import FloatArray, Law, context_pair
+from witness.models.lm import detokenize, tiny_models
+from witness.serve.accounting import measured_speedup, priced_cost
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +110,7 @@ StopRule = Callable[[int, Law, int], bool]
 def reference_race(
     policy: Policy, s: Settings, grid: _Grid, cache: RequestCache, *, peek: bool = False
 ) -> PolicyRun:
-    """`witness.adaptive._race_on`, position by position (``peek``: the oracle's twin)."""
+    """`witness.judge.adaptive._race_on`, position by position (``peek``: the oracle's twin)."""
     peek = peek and policy == "oracle"
     models = tiny_models()
     prompt, _ = models.encode(s.prompt)

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from witness import RequestTrace, Settings
-from witness.lm import tiny_models
-from witness.trace import BlockTrace, DraftStep
+from witness.core.trace import BlockTrace, DraftStep
+from witness.models.lm import tiny_models
 
 SETTINGS = [
     Settings(),

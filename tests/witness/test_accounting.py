@@ -7,9 +7,9 @@ import pytest
 
 from tests.witness.served import IDS, SETTINGS, emitted
 from witness import Settings, expected_speedup, serve_request
-from witness.accounting import cost_units, measured_speedup, speedup_expected
-from witness.evaluation import evaluate
-from witness.lm import detokenize, tiny_models
+from witness.judge.evaluation import evaluate
+from witness.models.lm import detokenize, tiny_models
+from witness.serve.accounting import cost_units, measured_speedup, speedup_expected
 
 
 @pytest.mark.parametrize("s", SETTINGS, ids=IDS)

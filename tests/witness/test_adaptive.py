@@ -20,7 +20,10 @@ from hypothesis import strategies as st
 
 from tests.witness.joint_law import joint_cells
 from witness import RequestCache, Settings, next_k_heuristic
-from witness.adaptive import (
+from witness.core.distributions import sample_from_cdf
+from witness.core.keys import Stream, uniforms
+from witness.cost.costing import costing
+from witness.judge.adaptive import (
     CONFIDENCE_THRESHOLD,
     K_MAX,
     POLICIES,
@@ -33,12 +36,9 @@ from witness.adaptive import (
     race_ensemble,
     raced_chain,
 )
-from witness.costing import costing
-from witness.fit import chi_square_against
-from witness.keys import Stream, uniforms
-from witness.laws import context_pair
-from witness.lm import tiny_models
-from witness.theory import sample_from_cdf
+from witness.models.fit import chi_square_against
+from witness.models.laws import context_pair
+from witness.models.lm import tiny_models
 
 CACHE = RequestCache()  # results never depend on it: shared to keep the examples cheap
 ACCOUNTING = hyp_settings(deadline=None, max_examples=40, derandomize=True)

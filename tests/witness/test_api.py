@@ -24,8 +24,8 @@ from witness import (
     simulate_blocks,
     verify_block,
 )
-from witness.keys import Stream, uniforms
-from witness.settings import SEED_MAX
+from witness.core.keys import Stream, uniforms
+from witness.core.settings import SEED_MAX
 
 P = [0.1, 0.2, 0.3, 0.4]
 Q = [0.4, 0.3, 0.2, 0.1]

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from witness import RequestCache, Settings, serve_request, simulate_blocks
-from witness.cache import UniformGrids
-from witness.evaluation import evaluate, first_token_check
-from witness.keys import Stream, block_uniforms
-from witness.sweep import sweep_k
+from witness.core.keys import Stream, block_uniforms
+from witness.judge.evaluation import evaluate, first_token_check
+from witness.judge.sweep import sweep_k
+from witness.models.cache import UniformGrids
 
 CASE = Settings(match=0.45, k=5, seed=21)
 

@@ -1,4 +1,4 @@
-"""The chain's compiled serve loop (witness.chain) is the rule as plainly as it reads.
+"""The chain's compiled serve loop (witness.serve.chain) is the rule as plainly as it reads.
 
 Every chain request is served by one loop: the request on screen, every seeded request of
 an ensemble, every policy of a race. Held bit for bit to the numpy loops of
@@ -28,18 +28,18 @@ from hypothesis import strategies as st
 
 from tests.witness.reference_loops import reference_blocks, reference_path, reference_race
 from tests.witness.strategies import PROPERTY
-from witness import chain
-from witness.adaptive import POLICIES, Policy, _grid, _race_on
-from witness.cache import RequestCache
-from witness.chain import serve_chains, serve_record
-from witness.ensemble import ensemble_seeds, serve_ensemble
-from witness.keys import Stream
-from witness.methods import is_chain
-from witness.modes import mode_of
-from witness.paths import ServedPaths, serve_paths
-from witness.request import serve_path, serve_request
-from witness.settings import SEED_MAX, Settings
-from witness.trace import ServedPath
+from witness.core.keys import Stream
+from witness.core.modes import mode_of
+from witness.core.settings import SEED_MAX, Settings
+from witness.core.trace import ServedPath
+from witness.judge.adaptive import POLICIES, Policy, _grid, _race_on
+from witness.judge.ensemble import ensemble_seeds, serve_ensemble
+from witness.methods.block import is_chain
+from witness.models.cache import RequestCache
+from witness.serve import chain
+from witness.serve.chain import serve_chains, serve_record
+from witness.serve.paths import ServedPaths, serve_paths
+from witness.serve.request import serve_path, serve_request
 
 CACHE = RequestCache()  # results never depend on it: shared to keep the examples cheap
 CHAIN = settings(PROPERTY, max_examples=120)

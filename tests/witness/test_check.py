@@ -7,7 +7,7 @@ import pytest
 
 from tests.witness.served import emitted
 from witness import Settings, serve_request
-from witness.lm import tiny_models
+from witness.models.lm import tiny_models
 
 
 def test_distribution_check_per_mode() -> None:

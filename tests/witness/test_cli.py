@@ -12,10 +12,10 @@ import pytest
 
 from witness import Settings, serve_request
 from witness.cli import main
-from witness.evaluation import first_position
-from witness.expected import ensemble_of
-from witness.theory import acceptance_rate, expected_speedup, optimal_k
-from witness.verdict import judged_trace, verdict_of
+from witness.core.theory import acceptance_rate, expected_speedup, optimal_k
+from witness.judge.evaluation import first_position
+from witness.judge.expected import ensemble_of
+from witness.judge.verdict import judged_trace, verdict_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,7 +154,7 @@ def test_help_lists_every_range(capsys) -> None:
 
 
 def test_batch_view_prints_the_table_and_the_thresholds(capsys) -> None:
-    from witness.batching import batch_table
+    from witness.cost.batching import batch_table
 
     out = _run(capsys, "batch", "--machine", "h100", "--match", "0.9")
     s = Settings(machine="h100", match=0.9)
@@ -167,7 +167,7 @@ def test_batch_view_prints_the_table_and_the_thresholds(capsys) -> None:
 
 
 def test_race_view_prints_every_policy(capsys) -> None:
-    from witness.adaptive import race
+    from witness.judge.adaptive import race
 
     out = _run(capsys, "race", "--draft-source", "adversary", "--match", "0")
     r = race(Settings(draft_source="adversary", match=0.0))

@@ -1,4 +1,4 @@
-"""The cost of a pass on a machine (witness.costing), and everything it prices.
+"""The cost of a pass on a machine (witness.cost.costing), and everything it prices.
 
 Known values are computed here from the datasheet and model-card numbers, not read back from
 the module; the station's formula with a machine's price is cross-checked against the
@@ -14,10 +14,9 @@ from hypothesis import strategies as st
 
 from tests.witness.strategies import PROPERTY, distributions
 from witness import Settings, serve_request
-from witness.accounting import draft_cost, priced_cost
-from witness.cache import RequestCache
-from witness.check import EXACT
-from witness.costing import (
+from witness.core.settings import max_depth
+from witness.core.theory import draft_length_optimum, expected_speedup
+from witness.cost.costing import (
     MACHINES,
     PAIRS,
     costing,
@@ -26,12 +25,13 @@ from witness.costing import (
     prices,
     scored_per_sequence,
 )
-from witness.ensemble import serve_ensemble
-from witness.laws import adversary_row, context_pair, draft_law
-from witness.lm import tiny_models
-from witness.roofline import batched_speedup
-from witness.settings import max_depth
-from witness.theory import draft_length_optimum, expected_speedup
+from witness.cost.roofline import batched_speedup
+from witness.judge.ensemble import serve_ensemble
+from witness.models.cache import RequestCache
+from witness.models.laws import adversary_row, context_pair, draft_law
+from witness.models.lm import tiny_models
+from witness.serve.accounting import draft_cost, priced_cost
+from witness.serve.check import EXACT
 
 CACHE = RequestCache()
 

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from tests.witness.served import SAMPLED, SETTINGS, visited
 from tests.witness.strategies import PROPERTY, pairs
 from witness import Settings, acceptance_rate, output_distribution, residual, serve_request
-from witness.detail import BAR_TOKENS, CONTEXT_WORDS, RESIDUAL_TOP, repair_picture
-from witness.laws import Law
-from witness.lm import tiny_models
-from witness.trace import Bar
+from witness.core.trace import Bar
+from witness.models.laws import Law
+from witness.models.lm import tiny_models
+from witness.serve.detail import BAR_TOKENS, CONTEXT_WORDS, RESIDUAL_TOP, repair_picture
 
 EXACT = 1e-12
 VOCAB = [f"t{i}" for i in range(32)]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from witness import verify_block
-from witness.theory import as_distribution, token_ids
+from witness.core.distributions import as_distribution, token_ids
 
 P = [[0.1, 0.2, 0.3, 0.4]] * 2
 Q = [[0.4, 0.3, 0.2, 0.1]]

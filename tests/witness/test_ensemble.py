@@ -1,4 +1,4 @@
-"""Judgements from many requests (witness.ensemble): the path, the ensemble, the comparison.
+"""Judgements from many requests (witness.judge.ensemble): the path, the ensemble, the comparison.
 
 Every verdict on the page comes from here, so each rule has a teeth twin: the one-request
 comparison the station used to make, which claims speed changes the statistics do not show.
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from witness import Settings, serve_request
-from witness.cache import RequestCache
-from witness.ensemble import (
+from witness.core.settings import SEED_MAX
+from witness.judge.ensemble import (
     ENSEMBLE_TOKENS,
     Ensemble,
     compare,
@@ -20,9 +20,9 @@ from witness.ensemble import (
     estimate,
     serve_ensemble,
 )
-from witness.expected import ensemble_of
-from witness.request import serve_path
-from witness.settings import SEED_MAX
+from witness.judge.expected import ensemble_of
+from witness.models.cache import RequestCache
+from witness.serve.request import serve_path
 
 CACHE = RequestCache()
 
@@ -173,7 +173,7 @@ def test_teeth_one_request_claims_what_the_statistics_do_not_show() -> None:
 
 def test_teeth_a_loose_interval_would_claim_repair_off_faster() -> None:
     """At 80% instead of 99% the same 60 states produce claims: the level is what holds it."""
-    import witness.ensemble as ensemble
+    import witness.judge.ensemble as ensemble
 
     loose = 0
     original = ensemble.CONFIDENCE

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from witness import Settings
-from witness.adaptive import race_ensemble
-from witness.ensemble import estimate
+from witness.judge.adaptive import race_ensemble
+from witness.judge.ensemble import estimate
 
 
 def test_huge_finite_speedups_are_averaged_without_overflow() -> None:

@@ -9,10 +9,10 @@ import pytest
 from scipy import stats
 
 from witness import Settings, acceptance_rate, expected_speedup, optimal_k, serve_request
-from witness.evaluation import chi_square_against, evaluate, first_position
-from witness.expected import ensemble_of
-from witness.lm import tiny_models
-from witness.sweep import sweep_k
+from witness.judge.evaluation import chi_square_against, evaluate, first_position
+from witness.judge.expected import ensemble_of
+from witness.judge.sweep import sweep_k
+from witness.models.lm import tiny_models
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The exact-given-text estimator (witness.texts, witness.expected) against what it replaces.
+"""The exact-given-text estimator (witness.models.texts, witness.judge.expected) against what it replaces.
 
 - the recursion is exact: it equals an enumeration of every acceptance pattern;
 - the texts are the target's: their tokens fit p (seeded, with a teeth twin drawn from d);
@@ -18,20 +18,20 @@ import pytest
 
 from app.services import Witness
 from witness import Settings
-from witness.cache import RequestCache
-from witness.chain import serve_chains
-from witness.ensemble import compare, serve_ensemble
-from witness.expected import (
+from witness.judge.ensemble import compare, serve_ensemble
+from witness.judge.expected import (
     acceptance,
     ensemble_of,
     exact_applies,
     exact_ensemble,
     expected_passes,
 )
-from witness.fit import chi_square_against
-from witness.laws import context_pair, law_at
-from witness.lm import tiny_models
-from witness.texts import Texts, draw_texts
+from witness.models.cache import RequestCache
+from witness.models.fit import chi_square_against
+from witness.models.laws import context_pair, law_at
+from witness.models.lm import tiny_models
+from witness.models.texts import Texts, draw_texts
+from witness.serve.chain import serve_chains
 
 PROMPT = "the draft model proposes"
 # (match, k, prompt, tokens, adversary): six states across the match, k and prompts.

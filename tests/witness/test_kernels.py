@@ -1,4 +1,4 @@
-"""The compiled laws (witness.kernels) are numpy's arithmetic bit for bit, on every row.
+"""The compiled laws (witness.models.kernels) are numpy's arithmetic bit for bit, on every row.
 
 The served request's tokens, α and TV must not change by a bit when they are compiled, so
 each kernel is compared with `==` against the numpy expression it replaces, over every row
@@ -13,15 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from witness import kernels
-from witness.laws import adversary_row, draft_law
-from witness.lm import tiny_models
-from witness.theory import (
-    greedy_distribution,
-    output_law,
-    residual_unchecked,
-    total_variation_unchecked,
-)
+from witness.core.distributions import greedy_distribution
+from witness.core.theory import output_law, residual_unchecked, total_variation_unchecked
+from witness.models import kernels
+from witness.models.laws import adversary_row, draft_law
+from witness.models.lm import tiny_models
 
 MODES = ((True, True), (True, False), (False, False))  # lossless, no repair, no verify
 

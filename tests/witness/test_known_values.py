@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-import witness.rule
-import witness.simulate
+import witness.core.rule
+import witness.models.simulate
 from witness import (
     acceptance_rate,
     expected_speedup,
@@ -20,9 +20,10 @@ from witness import (
     simulate_blocks,
     verify_block,
 )
-from witness.rule import accepts
-from witness.simulate import run_blocks
-from witness.theory import sample_inverse_cdf, speculation_pays, total_variation
+from witness.core.distributions import sample_inverse_cdf
+from witness.core.rule import accepts
+from witness.core.theory import speculation_pays, total_variation
+from witness.models.simulate import run_blocks
 
 P = np.array([0.1, 0.2, 0.3, 0.4])
 Q = np.array([0.4, 0.3, 0.2, 0.1])
@@ -134,7 +135,7 @@ def _raise(*args, **kwargs):
 
 @pytest.mark.parametrize("p", [P, np.array([0.5, 0.5, 0.0, 0.0]), np.array([1.0])])
 def test_p_equals_q_never_needs_the_residual(monkeypatch, p) -> None:
-    monkeypatch.setattr(witness.rule, "residual_unchecked", _raise)
+    monkeypatch.setattr(witness.core.rule, "residual_unchecked", _raise)
     rows = [p] * 4
     support = np.flatnonzero(p)
     for draft in itertools.product(support, repeat=3):
@@ -144,7 +145,7 @@ def test_p_equals_q_never_needs_the_residual(monkeypatch, p) -> None:
             assert r.first_rejection is None
     sim = run_blocks(p, p, 4, 50_000, seed=3, repair_law=_raise)
     assert (sim.tokens_per_block == 5).all()
-    monkeypatch.setattr(witness.simulate, "residual", _raise)
+    monkeypatch.setattr(witness.models.simulate, "residual", _raise)
     assert simulate_blocks(p, p, 2, 20_000, seed=4).mean_tokens_per_block == 3.0
     monkeypatch.undo()
     r = residual(p, p)
@@ -211,7 +212,7 @@ def test_k_equal_one() -> None:
 
 def test_one_alpha_and_k_answer_exactly_what_the_array_path_does() -> None:
     """The views ask one (α, k, c) at a time; that path must give the array path's bits."""
-    from witness.theory import expected_speedup, expected_tokens_per_pass
+    from witness.core.theory import expected_speedup, expected_tokens_per_pass
 
     rng = np.random.default_rng(29)
     for a in [0.0, 1.0, 1 - 1e-12, *rng.random(60).tolist()]:
@@ -226,7 +227,7 @@ def test_one_alpha_and_k_answer_exactly_what_the_array_path_does() -> None:
 def test_teeth_the_closed_quotient_is_not_the_series_bit_for_bit() -> None:
     """(1 − α^(k+1)) / (1 − α) is the same number on paper; in floats it differs from the
     summed series at some α, so the comparison above would catch another formula."""
-    from witness.theory import expected_tokens_per_pass
+    from witness.core.theory import expected_tokens_per_pass
 
     rng = np.random.default_rng(29)
     differ = sum(

@@ -7,10 +7,11 @@ import pytest
 
 from tests.witness.served import emitted
 from witness import Settings, acceptance_rate, serve_request
-from witness.cache import RequestCache
-from witness.laws import context_pair, draft_law
-from witness.lm import BOUNDARY, tiny_models
-from witness.theory import sample_from_cdf, sample_one, total_variation
+from witness.core.distributions import sample_from_cdf, sample_one
+from witness.core.theory import total_variation
+from witness.models.cache import RequestCache
+from witness.models.laws import context_pair, draft_law
+from witness.models.lm import BOUNDARY, tiny_models
 
 
 def test_alpha_rises_with_match_on_fixed_contexts() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from witness import Settings, acceptance_rate
-from witness.laws import FloatArray
-from witness.lm import TARGET_WEIGHTS, TinyModels, tiny_models
+from witness.models.laws import FloatArray
+from witness.models.lm import TARGET_WEIGHTS, TinyModels, tiny_models
 
 
 def test_tiny_models_are_small_distributions() -> None:

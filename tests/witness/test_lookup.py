@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from witness import RequestCache, Settings, serve_request
-from witness.lm import tiny_models
-from witness.lookup import NGRAM_MAX, LookupMatch, lookup_draft
-from witness.request import serve_path
+from witness.methods.lookup import NGRAM_MAX, LookupMatch, lookup_draft
+from witness.models.lm import tiny_models
+from witness.serve.request import serve_path
 
 CACHE = RequestCache()
 REPEATS = "the model the model the model the"

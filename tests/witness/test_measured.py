@@ -1,4 +1,4 @@
-"""The measured roofline (witness/measured.py): the shape of a measurement, the model fitted
+"""The measured roofline (witness/cost/measured.py): the shape of a measurement, the model fitted
 to it, the once-per-process accessor, and the CLI's table. Timings are not asserted (they
 are this machine's); what is asserted holds for any timing."""
 
@@ -10,8 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from witness import cli, measured
-from witness.measured import (
+from witness import cli
+from witness.cost import measured
+from witness.cost.measured import (
     WIDTHS,
     MeasuredPoint,
     MeasuredRoofline,
@@ -19,7 +20,7 @@ from witness.measured import (
     measure_roofline,
     summarise,
 )
-from witness.roofline import roofline_pass_seconds
+from witness.cost.roofline import roofline_pass_seconds
 
 SMALL = {"rows": 256, "cols": 128, "repeats": 2}
 
@@ -54,7 +55,7 @@ def test_the_model_is_the_roofline_fitted_to_the_run(small: MeasuredRoofline) ->
     assert one.model_seconds == pytest.approx(one.seconds)
     fastest = max(small.points, key=lambda p: p.gflop_per_s)
     assert fastest.model_seconds == pytest.approx(fastest.seconds)
-    # ...and is exactly witness.roofline's formula with those two numbers, 4 bytes a weight.
+    # ...and is exactly witness.cost.roofline's formula with those two numbers, 4 bytes a weight.
     for p in small.points:
         assert p.model_seconds == roofline_pass_seconds(
             256 * 128, p.width, bandwidth=small.bandwidth, flops=small.flops, bytes_per_param=4.0

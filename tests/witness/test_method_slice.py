@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from witness import RequestCache, Settings
-from witness.evaluation import first_position, first_token_check
-from witness.method_slice import method_checks, own_check, tree_settings
-from witness.siblings import sibling_acceptance
-from witness.typical import typical_acceptance
+from witness.judge.evaluation import first_position, first_token_check
+from witness.judge.method_slice import method_checks, own_check, tree_settings
+from witness.methods.sibling_laws import sibling_acceptance
+from witness.methods.typical import typical_acceptance
 
 N = 100_000
 EXACT = 1e-12

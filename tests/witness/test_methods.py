@@ -16,24 +16,20 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-import witness.methods
+import witness.methods.block
 from tests.witness.joint_law import joint_cells
 from tests.witness.strategies import PROPERTY
 from witness import RequestCache, Settings, serve_request
-from witness.evaluation import chi_square_against, first_position
-from witness.keys import Stream, block_uniforms, sibling_uniforms
-from witness.laws import context_pair
-from witness.lm import tiny_models
-from witness.methods import SiblingGrids, level_alpha, level_exact, level_tv, method_block
-from witness.request import serve_path
-from witness.siblings import (
-    _run_siblings,
-    sibling_acceptance,
-    sibling_distribution,
-    simulate_siblings,
-)
-from witness.trace import RequestTrace
-from witness.typical import typical_acceptance
+from witness.core.keys import Stream, block_uniforms, sibling_uniforms
+from witness.core.trace import RequestTrace
+from witness.judge.evaluation import chi_square_against, first_position
+from witness.methods.block import SiblingGrids, level_alpha, level_exact, level_tv, method_block
+from witness.methods.sibling_blocks import _run_siblings, simulate_siblings
+from witness.methods.sibling_laws import sibling_acceptance, sibling_distribution
+from witness.methods.typical import typical_acceptance
+from witness.models.laws import context_pair
+from witness.models.lm import tiny_models
+from witness.serve.request import serve_path
 
 CACHE = RequestCache()  # results never depend on it: shared to keep the examples cheap
 EXACT = 1e-12
@@ -137,7 +133,7 @@ def test_the_broken_methods_are_caught_by_the_exact_check(kw: dict[str, object])
 # ------------------------------------------------------------- one computation per Law
 
 
-def _law() -> witness.laws.Law:
+def _law() -> witness.models.laws.Law:
     models = tiny_models()
     before, prev = context_pair(models, models.encode(Settings().prompt)[0])
     return RequestCache().law(Settings().match, False, before, prev, False)
@@ -168,13 +164,13 @@ def test_level_alpha_follows_repair(drafting: str) -> None:
 
 def test_level_alpha_and_level_tv_share_one_computation(monkeypatch) -> None:
     calls = []
-    real = witness.methods.sibling_law_and_acceptance_unchecked
+    real = witness.methods.block.sibling_law_and_acceptance_unchecked
 
     def counted(*args, **kwargs):
         calls.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(witness.methods, "sibling_law_and_acceptance_unchecked", counted)
+    monkeypatch.setattr(witness.methods.block, "sibling_law_and_acceptance_unchecked", counted)
     law = _law()
     s = Settings(tree_width=2, drafting="distinct", repair=False)
     alpha, tv = level_alpha(s, law), level_tv(s, law)
@@ -339,7 +335,7 @@ def test_a_served_level_is_the_simulated_node(width: int, drafting: str, repair:
 def test_the_served_hook_is_the_simulations_broken_rule(monkeypatch) -> None:
     """Distinct drafts verified as samples (q′ = q) through the served code is exactly the
     simulation's ``renormalise=False`` rule, whose chi-square fails p."""
-    real = witness.methods.verify_siblings_unchecked
+    real = witness.methods.block.verify_siblings_unchecked
 
     def kept(p, q, drafts, u, u_final, *, drafting, repair=True, residual0=None):
         drafting = "sample" if drafting == "distinct" else drafting
@@ -347,7 +343,7 @@ def test_the_served_hook_is_the_simulations_broken_rule(monkeypatch) -> None:
 
     s = Settings(tree_width=2, drafting="distinct", k=2, match=0.3)
     honest, _ = _served_level(s, 9)
-    monkeypatch.setattr(witness.methods, "verify_siblings_unchecked", kept)
+    monkeypatch.setattr(witness.methods.block, "verify_siblings_unchecked", kept)
     broken, _ = _served_level(s, 9)
     p, q = first_position(s)
     rule = _run_siblings(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from witness.modes import MODES, mode_of, switches
+from witness.core.modes import MODES, mode_of, switches
 
 
 def test_switches_and_modes_agree() -> None:

@@ -9,15 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from witness import Settings, serve_request
-from witness.cache import RequestCache
-from witness.sweep import sweep_k
-from witness.theory import (
+from witness.core.theory import (
     break_even_alpha,
     break_even_cost,
     draft_length_optimum,
     expected_speedup,
     optimal_k,
 )
+from witness.judge.sweep import sweep_k
+from witness.models.cache import RequestCache
 
 alphas = st.floats(0.0, 0.999, allow_nan=False)
 costs = st.floats(0.001, 1.0, allow_nan=False)

@@ -18,7 +18,7 @@ from witness import (
     residual,
     verify_block,
 )
-from witness.theory import speculation_pays
+from witness.core.theory import speculation_pays
 
 SWITCHES = [(True, True), (True, False), (False, True)]
 

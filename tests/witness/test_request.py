@@ -12,7 +12,7 @@ from scipy import stats
 
 from tests.witness.served import IDS, SAMPLED, SETTINGS, visited
 from witness import Settings, acceptance_rate, serve_request
-from witness.lm import tiny_models
+from witness.models.lm import tiny_models
 
 
 @pytest.mark.parametrize("s", SETTINGS, ids=IDS)

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from witness import batched_speedup, expected_speedup, next_k_heuristic, roofline_pass_seconds
-from witness.roofline import compute_bound_tokens
+from witness.cost.roofline import compute_bound_tokens
 
 H100 = {"bandwidth": 3.35e12, "flops": 989e12}  # the H100 SXM (dense BF16)
 TARGET = 8.03e9

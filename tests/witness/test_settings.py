@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from witness import Settings
-from witness.settings import expected_text, field_bounds
+from witness.core.settings import expected_text, field_bounds
 
 NUMERIC = ["match", "k", "draft_cost", "seed", "tokens", "tpot_ms", "ttft_ms"]
 
@@ -114,7 +114,7 @@ def test_bool_and_text_fields_have_no_numeric_bounds() -> None:
 
 
 def test_every_setting_declares_exactly_one_thing_it_affects() -> None:
-    from witness.settings import Affects, affects, tagged
+    from witness.core.settings import Affects, affects, tagged
 
     for name in Settings.model_fields:
         assert isinstance(affects(name), Affects)  # zero or two tags fail to unpack

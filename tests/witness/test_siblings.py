@@ -16,30 +16,32 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-import witness.siblings
+import witness.methods.sibling_laws
 from tests.witness.strategies import PROPERTY, distributions, pairs
 from witness import RequestCache, Settings, acceptance_rate, simulate_blocks
-from witness.evaluation import chi_square_against, first_position
-from witness.keys import Stream, block_uniforms, sibling_uniforms
-from witness.siblings import (
-    DRAFTINGS,
+from witness.core.distributions import sample_inverse_cdf
+from witness.core.keys import Stream, block_uniforms, sibling_uniforms
+from witness.core.theory import residual
+from witness.judge.evaluation import chi_square_against, first_position
+from witness.methods.sibling_blocks import _run_siblings, simulate_siblings
+from witness.methods.sibling_laws import (
     LAW_BUDGET,
-    SiblingResult,
     _exact,
     _repair_step,
-    _run_siblings,
-    draft_siblings,
     expected_tree_tokens_per_pass,
     others_mass,
     sibling_acceptance,
     sibling_distribution,
     sibling_law_and_acceptance,
     sibling_law_cost,
-    simulate_siblings,
+)
+from witness.methods.siblings import (
+    DRAFTINGS,
+    SiblingResult,
+    draft_siblings,
     verify_siblings,
     verify_siblings_unchecked,
 )
-from witness.theory import residual, sample_inverse_cdf
 
 P = np.array([0.1, 0.2, 0.3, 0.4])
 Q = np.array([0.4, 0.3, 0.2, 0.1])
@@ -358,7 +360,7 @@ def test_every_drafting_is_lossless_with_zeros(pq) -> None:
 def test_the_enumeration_does_not_depend_on_its_batches(monkeypatch) -> None:
     p, q = WIDE
     whole = [sibling_distribution(p, q, 3, drafting="distinct", repair=r) for r in (True, False)]
-    monkeypatch.setattr(witness.siblings, "_BATCH", 9)  # one history per batch
+    monkeypatch.setattr(witness.methods.sibling_laws, "_BATCH", 9)  # one history per batch
     for law, repair in zip(whole, (True, False), strict=True):
         got = sibling_distribution(p, q, 3, drafting="distinct", repair=repair)
         assert_allclose(got, law, rtol=0, atol=1e-15)
@@ -427,7 +429,7 @@ def test_two_distinct_siblings_never_enumerate(monkeypatch) -> None:
     def refuse(*args, **kwargs):
         raise AssertionError("enumerated")
 
-    monkeypatch.setattr(witness.siblings, "_enumerate", refuse)
+    monkeypatch.setattr(witness.methods.sibling_laws, "_enumerate", refuse)
     law, beta = sibling_law_and_acceptance(p, q, 2, drafting="distinct", repair=False)
     assert_array_equal(law, before[0])
     assert beta == before[1]
@@ -613,7 +615,7 @@ def test_the_acceptance_of_two_distinct_siblings_never_rounds_past_one() -> None
     # The adversary at match 0.005 drafts nearly all its mass on p's least likely word and a
     # little on p: two distinct siblings are accepted with probability 1, which the sum over
     # their paths once rounded to 1.0000000000000013 (and the speedup formula refused it).
-    from witness.evaluation import evaluate
+    from witness.judge.evaluation import evaluate
 
     s = Settings(draft_source="adversary", drafting="distinct", match=0.005, seed=0)
     p, q = first_position(s)

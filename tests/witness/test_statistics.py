@@ -13,10 +13,10 @@ from numpy.testing import assert_array_equal
 from scipy import stats
 
 from witness import Settings, acceptance_rate, expected_tokens_per_pass, simulate_blocks
-from witness.evaluation import chi_square_against, first_position
-from witness.keys import Stream, uniforms
-from witness.simulate import run_blocks, simulate_blocks_loop
-from witness.theory import output_distribution
+from witness.core.keys import Stream, uniforms
+from witness.core.theory import output_distribution
+from witness.judge.evaluation import chi_square_against, first_position
+from witness.models.simulate import run_blocks, simulate_blocks_loop
 
 pytestmark = pytest.mark.slow
 

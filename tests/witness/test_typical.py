@@ -18,12 +18,12 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 from tests.witness.strategies import PROPERTY, distributions, pairs
 from witness import Settings
-from witness.cache import RequestCache
-from witness.evaluation import chi_square_against, first_position
-from witness.keys import Stream, block_uniforms, sibling_uniforms
-from witness.siblings import DRAFTINGS, SiblingResult, _exact, draft_siblings
-from witness.theory import total_variation
-from witness.typical import (
+from witness.core.keys import Stream, block_uniforms, sibling_uniforms
+from witness.core.theory import total_variation
+from witness.judge.evaluation import chi_square_against, first_position
+from witness.methods.sibling_laws import _exact
+from witness.methods.siblings import DRAFTINGS, SiblingResult, draft_siblings
+from witness.methods.typical import (
     DELTA,
     EPSILON,
     _greedy,
@@ -35,6 +35,7 @@ from witness.typical import (
     typical_threshold,
     verify_typical,
 )
+from witness.models.cache import RequestCache
 
 P = np.array([0.1, 0.2, 0.3, 0.4])
 Q = np.array([0.4, 0.3, 0.2, 0.1])

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import ArrayLike, NDArray
 
-from witness.rule import verify_block, verify_unchecked
-from witness.theory import _sum_tolerance, as_distribution, token_ids
+from witness.core.distributions import _sum_tolerance, as_distribution, token_ids
+from witness.core.rule import verify_block, verify_unchecked
 
 
 def reference_distribution(x: ArrayLike, name: str) -> NDArray[np.float64]:

@@ -20,7 +20,7 @@ from app.contract.schema import STATION_URL_MAX, route_memory_schema
 from app.state.query import number_text, parse_state
 from tests.longest import longest_query
 from witness import Settings
-from witness.settings import field_bounds
+from witness.core.settings import field_bounds
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 SCHEMA = json.loads((DOCS / "route-memory.schema.json").read_text(encoding="utf-8"))

@@ -2,7 +2,7 @@
 
 docs/route-memory.schema.json, static/js/contract.js and static/vendor/route-memory-validator.js
 are written by `python -m app.contract.generate` (at `make setup`) from app/contract/route.py
-and witness/settings.py; the files on disk must equal a fresh generation.
+and witness/core/settings.py; the files on disk must equal a fresh generation.
 """
 
 from __future__ import annotations
@@ -16,10 +16,18 @@ from typing import Any
 import pytest
 
 from app.contract import generate, route
-from app.contract.generate import CONTRACT_JS, SCHEMA, VALIDATOR_JS, main, outputs, stale
+from app.contract.generate import (
+    CONTRACT_JS,
+    SCHEMA,
+    SETTINGS_MD,
+    VALIDATOR_JS,
+    main,
+    outputs,
+    stale,
+)
 from app.contract.route import SETTINGS_ADDED_LATER
 from app.contract.schema import route_memory_schema
-from witness.settings import Settings, field_bounds
+from witness.core.settings import Settings, field_bounds
 
 ROOT = generate.ROOT
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node comes with make setup")
@@ -32,7 +40,7 @@ def fresh() -> dict[Path, str]:
 
 @needs_node
 def test_the_generated_files_on_disk_equal_a_fresh_generation(fresh: dict[Path, str]) -> None:
-    assert set(fresh) == {SCHEMA, CONTRACT_JS, VALIDATOR_JS}
+    assert set(fresh) == {SCHEMA, CONTRACT_JS, VALIDATOR_JS, SETTINGS_MD}
     assert stale(ROOT, fresh) == [], "run `python -m app.contract.generate` and commit the result"
 
 
@@ -57,6 +65,7 @@ def _copy_generated(tmp_path: Path, fresh: dict[Path, str]) -> None:
             '"k": {"type": "integer", "minimum": 1, "maximum": 17}',
         ),
         (CONTRACT_JS, '"maximum": 600000', '"maximum": 600001'),
+        (SETTINGS_MD, "an integer from 1 to 16", "an integer from 1 to 17"),
         (VALIDATOR_JS, "10000", "10001"),
     ],
 )

@@ -15,8 +15,8 @@ from app.views.station import StationView
 from tests.app.forms import PREDICTED, find
 from tests.app.view_models import view_of
 from witness import Settings
-from witness.settings import expected_text, field_bounds
-from witness.theory import break_even_alpha
+from witness.core.settings import expected_text, field_bounds
+from witness.core.theory import break_even_alpha
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 SCHEMA = json.loads((DOCS / "route-memory.schema.json").read_text(encoding="utf-8"))

@@ -9,8 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from witness import Settings, optimal_k, serve_request
-from witness.evaluation import first_position
-from witness.expected import ensemble_of
+from witness.judge.evaluation import first_position
+from witness.judge.expected import ensemble_of
 
 # The JSON routes that take the instrument's settings as their query.
 SETTINGS_ROUTES = (
@@ -138,7 +138,7 @@ def test_openapi_describes_the_api_and_no_cdn_docs_are_served(client: TestClient
 
 def test_batch_is_the_witness_table_at_the_stations_alpha(client: TestClient) -> None:
     from app.services import Witness
-    from witness.batching import batch_table
+    from witness.cost.batching import batch_table
 
     params = {"machine": "h100", "match": 0.9, "k": 4}
     body = client.get("/api/batch", params=params).json()

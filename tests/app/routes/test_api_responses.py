@@ -16,11 +16,11 @@ from pydantic import BaseModel, TypeAdapter
 from app.routes import api_models, route
 from tests.app.routes.test_api import SETTINGS_ROUTES
 from witness import Settings, acceptance_rate, output_distribution, residual, serve_request
-from witness.evaluation import evaluate, first_position
-from witness.expected import ensemble_of
-from witness.lm import tiny_models
-from witness.sweep import sweep_k
-from witness.verdict import judged_trace, verdict_of
+from witness.judge.evaluation import evaluate, first_position
+from witness.judge.expected import ensemble_of
+from witness.judge.sweep import sweep_k
+from witness.judge.verdict import judged_trace, verdict_of
+from witness.models.lm import tiny_models
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 # Before the routes were typed, each returned a dict annotated dict[str, Any], which FastAPI

@@ -29,7 +29,7 @@ from app.config import AppSettings
 from app.main import create_app
 from app.routes.api_models import CheckpointEntry, KSweep, RequestTrace
 from witness import Settings, serve_request
-from witness.sweep import sweep_k
+from witness.judge.sweep import sweep_k
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(settings=AppSettings()))
 

@@ -9,7 +9,7 @@ in `KINDS` fails `test_every_route_is_classified`, so it cannot go untested.
 
 What a route does with a parameter it does not read is decided by its kind: the routes that
 read the station's state or the settings refuse it (a 422 naming it; the pages still render),
-every other route ignores its query (README, HTTP).
+every other route ignores its query (docs/http.md).
 """
 
 from __future__ import annotations
@@ -38,9 +38,10 @@ from app.edge.security import security_headers
 from app.main import create_app
 from tests.app.routes.test_api import SETTINGS_ROUTES
 from tests.loops import on_own_thread
-from witness import Settings, measured
-from witness.measured import MeasuredRoofline, measure_roofline
-from witness.settings import expected_text, field_bounds
+from witness import Settings
+from witness.core.settings import expected_text, field_bounds
+from witness.cost import measured
+from witness.cost.measured import MeasuredRoofline, measure_roofline
 
 # --- the routes, by what they read ---------------------------------------------------------
 

@@ -14,7 +14,7 @@ from app.views.station import StationView
 from tests.app.forms import PREDICTED, find, form_query
 from tests.app.view_models import view_of
 from witness import Settings
-from witness.settings import field_bounds
+from witness.core.settings import field_bounds
 
 
 def test_the_station_has_every_part_of_the_spec(client: TestClient) -> None:
@@ -282,7 +282,7 @@ def test_state_round_trips_through_the_url(client: TestClient) -> None:
 
 def test_every_text_and_number_input_states_its_bound(client: TestClient) -> None:
     """The prompt rendered maxlength="" once: its bound is the model's max_length."""
-    from witness.settings import field_bounds
+    from witness.core.settings import field_bounds
 
     html = client.get("/station").text
     (prompt,) = find(html, id="in-prompt")

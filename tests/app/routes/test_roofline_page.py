@@ -18,8 +18,8 @@ from app.config import AppSettings
 from app.main import create_app
 from app.views.roofline import LABEL, roofline_view
 from tests.app.forms import find
-from witness import measured
-from witness.measured import MeasuredRoofline, measure_roofline
+from witness.cost import measured
+from witness.cost.measured import MeasuredRoofline, measure_roofline
 
 
 @pytest.fixture(scope="module")

@@ -483,7 +483,7 @@ def test_typical_acceptance_is_not_called_a_greedy_match() -> None:
 
 def test_the_worksheet_says_what_prices_the_passes_on_a_machine(client: TestClient) -> None:
     from witness import Settings
-    from witness.costing import costing, price
+    from witness.cost.costing import costing, price
 
     custom = text_of(client.get(f"/station/worksheet?{PREDICTED}").text)
     assert "Draft cost c" in custom and "Cost of a pass" not in custom

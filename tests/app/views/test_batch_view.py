@@ -1,7 +1,7 @@
 """Speculation against batch size (app/views/batch_chart.py) and the cost control's lines.
 
 Every number and every sentence is checked against the witness's own formula and prices,
-recomputed here (`witness.costing`, `witness.theory`), never read back from the view.
+recomputed here (`witness.cost.costing`, `witness.core.theory`), never read back from the view.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from app.views.batch_chart import batch_view
 from app.views.controls import cost_lines
 from tests.app.view_models import WITNESS, page_view
 from witness import Settings
-from witness.batching import BATCH_MAX, BATCHES, batch_table, speedup_at, stops_paying
-from witness.costing import costing, price, priced_optimum, scored_per_sequence
-from witness.settings import max_depth
-from witness.theory import expected_speedup, speculation_pays
+from witness.core.settings import max_depth
+from witness.core.theory import expected_speedup, speculation_pays
+from witness.cost.batching import BATCH_MAX, BATCHES, batch_table, speedup_at, stops_paying
+from witness.cost.costing import costing, price, priced_optimum, scored_per_sequence
 
 
 def on(machine: str = "h100", pair: str = "llama-8b-1b", **kw: object) -> Settings:
@@ -58,7 +58,7 @@ def test_the_table_and_chart_are_the_witness_numbers(s: Settings, alpha: float) 
         assert row.plain_ms == f"{cost.plain_seconds * 1e3:.2f}"
         assert row.fits == cost.fits
         assert row.current == (row.batch == s.batch)
-    # The witness's own table (`witness.batching`, what the JSON API serves) says the same.
+    # The witness's own table (`witness.cost.batching`, what the JSON API serves) says the same.
     table = batch_table(s, alpha)
     assert [fmt.speedup(p.speedup) for p in table.points] == [r.speedup for r in view.rows]
     assert [p.best_k for p in table.points] == [r.best_k for r in view.rows]

@@ -173,9 +173,9 @@ def test_the_full_share_link_is_the_canonical_page_url(client: TestClient) -> No
 def test_the_drafting_presets_match_their_hints() -> None:
     """Each drafting preset's hint, sentence by sentence, against the witness's numbers."""
     from witness import serve_request
-    from witness.accounting import draft_cost
-    from witness.ensemble import compare, serve_ensemble
-    from witness.settings import tree_nodes
+    from witness.core.settings import tree_nodes
+    from witness.judge.ensemble import compare, serve_ensemble
+    from witness.serve.accounting import draft_cost
 
     chain = Settings()
     tree, top, medusa, lookup = (
@@ -244,7 +244,7 @@ def test_a_preset_sets_the_workload_fields_it_names_and_keeps_the_rest(
 
 
 def test_the_batch_that_kills_the_win_matches_its_hint(client: TestClient) -> None:
-    from witness.costing import costing, scored_per_sequence
+    from witness.cost.costing import costing, scored_per_sequence
 
     view = open_preset(client, "batch-kills-win")
     s = view.settings
@@ -265,8 +265,8 @@ def test_the_batch_that_kills_the_win_matches_its_hint(client: TestClient) -> No
 
 
 def test_long_context_helps_speculation_as_its_hint_says(client: TestClient) -> None:
-    from witness.costing import costing
-    from witness.ensemble import compare
+    from witness.cost.costing import costing
+    from witness.judge.ensemble import compare
 
     view = open_preset(client, "long-context")
     s = view.settings
@@ -292,7 +292,7 @@ def test_the_adaptive_k_preset_is_a_valid_mixed_request(client: TestClient) -> N
 
 
 def test_the_adversary_preset_matches_its_hint(client: TestClient) -> None:
-    from witness.costing import costing
+    from witness.cost.costing import costing
 
     view = open_preset(client, "adversary-recovery")
     s = view.settings

@@ -18,7 +18,7 @@ from app.views.controls import DRAFTING, deepest_k, drafting_view
 from tests.app.forms import find, form_query
 from tests.app.view_models import page_view, state_of
 from witness import Settings
-from witness.settings import (
+from witness.core.settings import (
     DISTINCT_WIDTH_MAX,
     TREE_NODES_MAX,
     choices,

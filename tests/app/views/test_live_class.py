@@ -32,7 +32,7 @@ from app.views.live_class import (
     witnessed,
 )
 from tests.app.view_models import WITNESS
-from witness.settings import Settings
+from witness.core.settings import Settings
 
 S = Said  # Said(yes, no, unsaid)
 

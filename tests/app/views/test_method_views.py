@@ -14,9 +14,9 @@ from app.views import fmt
 from app.views.gates import narration
 from tests.app.view_models import WITNESS, page_view, state_of
 from witness import Settings
-from witness.check import EXACT
-from witness.settings import max_depth, tree_nodes
-from witness.sweep import K_MAX
+from witness.core.settings import max_depth, tree_nodes
+from witness.judge.sweep import K_MAX
+from witness.serve.check import EXACT
 
 
 @pytest.mark.parametrize(

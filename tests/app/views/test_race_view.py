@@ -10,8 +10,8 @@ from app.views.race import RaceView, race_fragment, race_panel, race_view, verdi
 from tests.app.forms import PREDICTED
 from tests.app.view_models import WITNESS, state_of
 from witness import Settings
-from witness.adaptive import POLICIES, race, race_ensemble
-from witness.ensemble import Estimate
+from witness.judge.adaptive import POLICIES, race, race_ensemble
+from witness.judge.ensemble import Estimate
 
 
 def _view(**kw: object) -> tuple[RaceView, Settings]:

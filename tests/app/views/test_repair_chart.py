@@ -25,9 +25,9 @@ from app.views.charts import (
     repair_chart,
 )
 from witness import Settings, serve_request
-from witness.detail import repair_picture
-from witness.laws import Law
-from witness.trace import BlockTrace
+from witness.core.trace import BlockTrace
+from witness.models.laws import Law
+from witness.serve.detail import repair_picture
 
 ROUNDING = 0.011  # edges are drawn to 0.01 px; a difference of two rounded edges
 REQUESTS = [

@@ -21,14 +21,14 @@ from app.views import fmt
 from app.views.station import StationView
 from tests.app.view_models import WITNESS, page_view, state_of
 from witness import Settings
-from witness.accounting import draft_cost, speedup_expected
-from witness.check import EXACT
-from witness.costing import costing, price, priced_optimum
-from witness.ensemble import Ensemble, verdict_on_one
-from witness.methods import is_chain
-from witness.settings import drafted_width, max_depth, tree_nodes
-from witness.sweep import K_MAX
-from witness.theory import break_even_cost, draft_length_optimum, speculation_pays
+from witness.core.settings import drafted_width, max_depth, tree_nodes
+from witness.core.theory import break_even_cost, draft_length_optimum, speculation_pays
+from witness.cost.costing import costing, price, priced_optimum
+from witness.judge.ensemble import Ensemble, verdict_on_one
+from witness.judge.sweep import K_MAX
+from witness.methods.block import is_chain
+from witness.serve.accounting import draft_cost, speedup_expected
+from witness.serve.check import EXACT
 
 MODES = {
     "defaults": "",

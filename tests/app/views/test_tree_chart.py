@@ -22,8 +22,8 @@ from app.views.evidence import (
 from app.views.tree_chart import TreeChart, ending_kind, ratio, tree_chart, versus
 from tests.app.view_models import WITNESS, live_of, trace_of
 from witness import RequestTrace, Settings
-from witness.settings import drafted_width, tree_nodes
-from witness.trace import BlockTrace
+from witness.core.settings import drafted_width, tree_nodes
+from witness.core.trace import BlockTrace
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"
 REPEAT = "the draft model proposes the draft model proposes a token"

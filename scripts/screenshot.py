@@ -1,0 +1,68 @@
+"""Make README's screenshot from the real page: `python scripts/screenshot.py`.
+
+Serves the station as the browser tests do (uvicorn on a free loopback port, the station's
+protocol), opens it in Debian's chromium at 1280×800 after a skipped prediction, scrolls to
+the instrument and its evidence, and writes docs/station.png. Run again whenever the page's
+look changes; the picture is never edited by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "station.png"
+STATE = "/station?pred=skip&match=0.6&k=4#step-04"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SERVE = """
+import socket, sys, uvicorn
+from app.edge.protocol import UVICORN
+sock = socket.socket(fileno=int(sys.argv[1]))
+config = uvicorn.Config("app.main:create_app", factory=True, log_level="warning", **UVICORN)
+uvicorn.Server(config).run(sockets=[sock])
+"""
+
+
+def main() -> int:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    host, port = sock.getsockname()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STATION08_")}
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVE, str(sock.fileno())],
+        cwd=ROOT,
+        env=env,
+        pass_fds=(sock.fileno(),),
+    )
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"http://{host}:{port}{STATE}", wait_until="networkidle")
+            page.screenshot(path=str(OUT))
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    print(f"wrote {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,340 @@
+"""What a pass costs on a real machine: model pairs and machines, priced by the roofline.
+
+With ``machine = custom`` the station keeps its teaching model: a draft pass costs the slider's
+c of a target pass, and a target pass costs the same whatever it scores. On a machine, every
+pass is priced by `witness.cost.roofline` from the pair's sizes, the batch and the context, in
+units of one plain decoding step (one target pass scoring one token of every sequence):
+
+    c       = T_draft(batch) / T_target(batch)
+    v(s)    = T_target(batch · s) / T_target(batch)   (a verifying pass scoring s tokens each)
+
+A block that drafts k tokens then costs k·c + v(k + 1), and the effective cost of one drafted
+token is c + (v(k + 1) − 1)/k: the formulas the station already states hold with it at that
+k. v is convex in s (a maximum of two lines), so the effective cost never falls as k grows,
+and "α > c" at k = 1 still answers whether any k pays.
+
+Every number about a real machine or model is cited where it is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from math import inf
+
+import numpy as np
+from numpy.typing import NDArray
+
+from witness.core.settings import Settings, drafted_width, tree_nodes
+from witness.core.theory import Optimum, draft_length_optimum
+from witness.cost.roofline import roofline_pass_seconds
+from witness.models.laws import FloatArray
+
+BF16 = 2.0  # bytes a parameter and a KV element: every pair here is served in BF16
+
+
+@dataclass(frozen=True, slots=True)
+class Machine:
+    id: str
+    label: str
+    bandwidth: float  # bytes per second
+    flops: float  # dense BF16 (or FP16) floating-point operations per second
+    memory: float  # bytes of device memory: what must hold the weights and the KV cache
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    label: str
+    params: float
+    kv_per_token: float  # bytes of K and V a token adds: 2 · layers · kv heads · head dim · 2
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    id: str
+    label: str
+    target: Model
+    draft: Model
+
+
+MACHINES: dict[str, Machine] = {
+    m.id: m
+    for m in (
+        Machine(
+            "h100",
+            "NVIDIA H100 SXM",
+            3.35e12,
+            989e12,
+            80e9,
+            # NVIDIA H100 Tensor Core GPU datasheet: H100 SXM, 3.35 TB/s HBM3, 80 GB, BF16
+            # Tensor Core 1,979 TFLOPS with sparsity (989 dense).
+            "NVIDIA H100 datasheet (H100 SXM): 3.35 TB/s, 80 GB, 989 TFLOP/s dense BF16",
+        ),
+        Machine(
+            "a100",
+            "NVIDIA A100 80GB SXM",
+            2.039e12,
+            312e12,
+            80e9,
+            # NVIDIA A100 Tensor Core GPU datasheet: A100 80GB SXM, 2,039 GB/s HBM2e, BF16
+            # Tensor Core 312 TFLOPS (624 with sparsity).
+            "NVIDIA A100 datasheet (80GB SXM): 2,039 GB/s, 80 GB, 312 TFLOP/s dense BF16",
+        ),
+        Machine(
+            "l4",
+            "NVIDIA L4",
+            300e9,
+            121e12,
+            24e9,
+            # NVIDIA L4 Tensor Core GPU datasheet: 24 GB GDDR6, 300 GB/s, BF16 Tensor Core 242
+            # TFLOPS with sparsity (121 dense).
+            "NVIDIA L4 datasheet: 300 GB/s, 24 GB, 121 TFLOP/s dense BF16",
+        ),
+        Machine(
+            "laptop",
+            "a laptop (Apple M2, 24 GB)",
+            100e9,
+            3.6e12,
+            24e9,
+            # Apple newsroom, "Apple unveils M2" (6 June 2022): 100 GB/s of unified memory
+            # bandwidth, up to 24 GB, a 10-core GPU of up to 3.6 TFLOPS (FP32; taken as the
+            # half-precision rate too, which Apple does not state separately).
+            "Apple, 'Apple unveils M2' (2022): 100 GB/s, up to 24 GB, 3.6 TFLOP/s GPU",
+        ),
+    )
+}
+
+LLAMA_31_8B = Model(
+    "Llama 3.1 8B",
+    8.03e9,
+    # config.json: 32 layers, 8 key-value heads, head dim 128 (4096 / 32 heads)
+    2 * 32 * 8 * 128 * BF16,
+    "Meta Llama 3.1 model card: 8.03 B parameters; config: 32 layers, 8 KV heads of 128",
+)
+LLAMA_32_1B = Model(
+    "Llama 3.2 1B",
+    1.24e9,
+    2 * 16 * 8 * 64 * BF16,  # config.json: 16 layers, 8 key-value heads, head dim 64
+    "Meta Llama 3.2 model card: 1.24 B parameters; config: 16 layers, 8 KV heads of 64",
+)
+LLAMA_31_70B = Model(
+    "Llama 3.1 70B",
+    70.6e9,
+    2 * 80 * 8 * 128 * BF16,  # config.json: 80 layers, 8 key-value heads, head dim 128
+    "Meta Llama 3.1 model card: 70.6 B parameters; config: 80 layers, 8 KV heads of 128",
+)
+# Leviathan, Kalman and Matias, "Fast Inference from Transformers via Speculative Decoding"
+# (ICML 2023), section 4: a T5-XXL (11B) target with a T5-small (77M) draft. Their decoders'
+# self-attention KV from the T5 v1.1 configs (xxl: 24 decoder layers, 64 heads of 64; small:
+# 8 decoder layers, 6 heads of 64); the encoder's cross-attention reads are left out.
+T5_XXL = Model(
+    "T5-XXL",
+    11e9,
+    2 * 24 * 64 * 64 * BF16,
+    "Leviathan et al. 2023 (11 B); t5-v1_1-xxl config: 24 decoder layers, 64 heads of 64",
+)
+T5_SMALL = Model(
+    "T5-small",
+    77e6,
+    2 * 8 * 6 * 64 * BF16,
+    "Leviathan et al. 2023 (77 M); t5-v1_1-small config: 8 decoder layers, 6 heads of 64",
+)
+
+PAIRS: dict[str, Pair] = {
+    p.id: p
+    for p in (
+        Pair("llama-8b-1b", "Llama 3.1 8B with Llama 3.2 1B", LLAMA_31_8B, LLAMA_32_1B),
+        Pair("llama-70b-8b", "Llama 3.1 70B with Llama 3.1 8B", LLAMA_31_70B, LLAMA_31_8B),
+        Pair("t5-xxl-small", "T5-XXL with T5-small (the paper's pair)", T5_XXL, T5_SMALL),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Costing:
+    """The price of every pass of a request, in plain decoding steps (see the module).
+
+    ``machine`` is None for custom: c is the slider's and every target pass costs 1.
+    """
+
+    c: float
+    machine: Machine | None = None
+    pair: Pair | None = None
+    batch: int = 1
+    context: int = 0
+    plain_seconds: float = 0.0  # one plain decoding step: a target pass over the batch
+    draft_seconds: float = 0.0  # one draft pass over the batch
+    drafts_with_model: bool = True  # False for prompt lookup: no draft model is loaded or run
+
+    def seconds(self, model: Model, tokens: int) -> float:
+        """One pass of ``model`` scoring ``tokens`` tokens of every sequence of the batch."""
+        assert self.machine is not None
+        m = self.machine
+        return roofline_pass_seconds(
+            model.params,
+            self.batch * tokens,
+            bandwidth=m.bandwidth,
+            flops=m.flops,
+            bytes_per_param=BF16,
+            kv_bytes=self.batch * self.context * model.kv_per_token,
+        )
+
+    def verify(self, scored: int) -> float:
+        """A target pass in which each sequence scores ``scored`` tokens (1: a plain step)."""
+        if self.machine is None or self.pair is None or scored <= 1:
+            return 1.0
+        return self.seconds(self.pair.target, scored) / self.plain_seconds
+
+    def per_draft(self, k: int, scored: int | None = None) -> float:
+        """The effective cost of one drafted level: c + (v(scored) − 1)/k, scored = k + 1 for
+        a chain (1 + the drafted nodes for a tree). With it, a block of k drafts costs
+        k · per_draft + 1 plain steps, which is what every formula of the station assumes."""
+        if k < 1:
+            raise ValueError(f"k must be at least 1 (got {k})")
+        return self.c + (self.verify(k + 1 if scored is None else scored) - 1.0) / k
+
+    @property
+    def machine_label(self) -> str:
+        return "custom" if self.machine is None else self.machine.label
+
+    @property
+    def weights_bytes(self) -> float:
+        """The weights the server holds: the target's, and the draft's unless lookup."""
+        assert self.pair is not None
+        draft = self.pair.draft.params if self.drafts_with_model else 0.0
+        return (self.pair.target.params + draft) * BF16
+
+    @property
+    def kv_bytes(self) -> float:
+        """KV cache of the batch, each model that runs: what the context costs in memory."""
+        assert self.pair is not None
+        draft = self.pair.draft.kv_per_token if self.drafts_with_model else 0.0
+        return self.batch * self.context * (self.pair.target.kv_per_token + draft)
+
+    @property
+    def fits(self) -> bool:
+        """The weights and the batch's KV cache fit in the machine's memory."""
+        if self.machine is None:
+            return True
+        return self.weights_bytes + self.kv_bytes <= self.machine.memory
+
+
+def costing(s: Settings) -> Costing:
+    """How ``s`` prices its passes (cached: the page asks at every sentence).
+
+    Prompt lookup copies its draft and runs no draft model: its c is 0 on every machine."""
+    if s.machine == "custom":
+        return Costing(0.0 if s.draft_source == "lookup" else s.draft_cost)
+    on = _on_machine(s.machine, s.pair, s.batch, s.context)
+    return replace(on, c=0.0, drafts_with_model=False) if s.draft_source == "lookup" else on
+
+
+@lru_cache(maxsize=1024)
+def _on_machine(machine: str, pair: str, batch: int, context: int) -> Costing:
+    m, p = MACHINES[machine], PAIRS[pair]
+    shell = Costing(0.0, m, p, batch, context)
+    plain, draft = shell.seconds(p.target, 1), shell.seconds(p.draft, 1)
+    return Costing(draft / plain, m, p, batch, context, plain, draft)
+
+
+def scored_per_sequence(s: Settings, k: int | None = None) -> int:
+    """Tokens a full block's verifying pass scores for each sequence: the drafted nodes and
+    the position after the last word (k + 1 for a chain)."""
+    depth = s.k if k is None else k
+    return 1 + tree_nodes(drafted_width(s), depth)
+
+
+def price(s: Settings, k: int | None = None) -> float:
+    """The cost of one drafted level at draft length ``k`` (the settings' own by default), in
+    plain decoding steps: the slider's c (custom), or the machine's c plus the verifying
+    pass's surcharge spread over the k levels (`Costing.per_draft`)."""
+    depth = s.k if k is None else k
+    return costing(s).per_draft(depth, scored_per_sequence(s, depth))
+
+
+# How far a machine's best k is searched for a chain: at batch 1 an H100 pass stays
+# memory-bound to ~295 tokens, so the optimum of any α < 0.999 lies well inside this.
+K_SEARCH_ON_MACHINE = 1024
+
+
+def prices(s: Settings, ks: NDArray[np.int64]) -> FloatArray:
+    """`price` at every draft length in ``ks`` at once (vectorised roofline)."""
+    cost = costing(s)
+    if cost.machine is None or cost.pair is None:
+        return np.full(ks.shape, cost.c)
+    return _roofline_prices(cost, drafted_width(s), ks)
+
+
+def _roofline_prices(cost: Costing, width: int, ks: NDArray[np.int64]) -> FloatArray:
+    assert cost.machine is not None
+    assert cost.pair is not None
+    t, m = cost.pair.target, cost.machine
+    memory = (t.params * BF16 + cost.batch * cost.context * t.kv_per_token) / m.bandwidth
+    # A tree's nodes, w + w² + … + w^k, in floats: past the width's range (where the search
+    # for its unconstrained best k goes) they overflow to inf, a pass no k can afford.
+    with np.errstate(over="ignore"):
+        nodes = width * (np.float64(width) ** ks - 1.0) / (width - 1) if width > 1 else ks
+        seconds = np.maximum(memory, 2.0 * t.params * cost.batch * (1.0 + nodes) / m.flops)
+        out: FloatArray = cost.c + (seconds / cost.plain_seconds - 1.0) / ks
+    return out
+
+
+_SEARCH = np.arange(1, K_SEARCH_ON_MACHINE + 1)
+_SEARCH.flags.writeable = False
+
+
+@lru_cache(maxsize=512)
+def _search_prices(cost: Costing, width: int) -> FloatArray:
+    """`prices` over the whole search for a best k, kept per pricing: they do not depend on
+    α, and a never-seen state (a new match) asks for them again at every batch of its batch
+    table. Read-only, as it is shared; each element is what `prices` computes for that k."""
+    out = _roofline_prices(cost, width, _SEARCH)
+    out.flags.writeable = False
+    return out
+
+
+def priced_optimum(s: Settings, alpha: float, k_max: int) -> Optimum:
+    """The formula's best draft length for ``s``, every k priced as ``s`` prices it.
+
+    With machine custom this is `draft_length_optimum`. On a machine the verifying pass
+    grows dearer with k once it is compute-bound, so the best k is finite: searched over
+    `K_SEARCH_ON_MACHINE` lengths, for a tree too (past its width's range the best k is
+    "past the slider", as with custom; it is never "no finite optimum", since a deep
+    enough tree makes every pass compute-bound).
+    """
+    cost = costing(s)
+    if cost.machine is None:
+        return draft_length_optimum(alpha, cost.c, k_max)
+    top, ks = K_SEARCH_ON_MACHINE, _SEARCH
+    if alpha >= 1.0:
+        tokens = ks + 1.0
+    else:
+        tokens = (1.0 - alpha ** (ks + 1)) / (1.0 - alpha)
+    speedups = np.round(tokens / (ks * _search_prices(cost, drafted_width(s)) + 1.0), 12)
+    inside = int(ks[np.argmax(speedups[:k_max])])
+    best = int(ks[np.argmax(speedups)])
+    return Optimum(inside, k_max, best if best < top else None, None if best < top else inf)
+
+
+def prices_by_batch(s: Settings, batches: NDArray[np.int64], k: int | None = None) -> FloatArray:
+    """`price` at draft length ``k`` for every batch in ``batches`` at once (vectorised
+    roofline): what the batch axis scans, 512 batches in one numpy expression."""
+    depth = s.k if k is None else k
+    cost = costing(s)
+    if cost.machine is None or cost.pair is None:
+        return np.full(batches.shape, cost.c)
+    m, t, d = cost.machine, cost.pair.target, cost.pair.draft
+    b = batches.astype(np.float64)
+
+    def seconds(model: Model, tokens: float) -> FloatArray:
+        memory = (model.params * BF16 + b * s.context * model.kv_per_token) / m.bandwidth
+        out: FloatArray = np.maximum(memory, 2.0 * model.params * b * tokens / m.flops)
+        return out
+
+    plain = seconds(t, 1.0)
+    draft = 0.0 if s.draft_source == "lookup" else seconds(d, 1.0) / plain
+    verify = seconds(t, float(scored_per_sequence(s, depth))) / plain
+    out: FloatArray = draft + (verify - 1.0) / depth
+    return out
