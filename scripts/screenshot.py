@@ -16,26 +16,12 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS, SERVE  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "station.png"
 STATE = "/station?pred=skip&match=0.6&k=4#step-04"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-SERVE = """
-import socket, sys, uvicorn
-from app.edge.protocol import UVICORN
-sock = socket.socket(fileno=int(sys.argv[1]))
-config = uvicorn.Config("app.main:create_app", factory=True, log_level="warning", **UVICORN)
-uvicorn.Server(config).run(sockets=[sock])
-"""
 
 
 def main() -> int:
@@ -52,7 +38,7 @@ def main() -> int:
     )
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 800})
             page.goto(f"http://{host}:{port}{STATE}", wait_until="networkidle")
             page.screenshot(path=str(OUT))

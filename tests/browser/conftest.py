@@ -25,20 +25,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import BrowserContext
 
+from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS, SERVE
 from tests.browser.helpers import ROOT, BrowserMonitor, origin_of
 
 HERE = Path(__file__).resolve().parent
-CHROMIUM = "/usr/bin/chromium"
-
-# The server is handed a socket that is already listening, so a request made before uvicorn
-# has started simply waits in the kernel's accept queue: no polling, no sleeps.
-_SERVE = """
-import socket, sys, uvicorn
-from app.edge.protocol import UVICORN
-sock = socket.socket(fileno=int(sys.argv[1]))
-config = uvicorn.Config("app.main:create_app", factory=True, log_level="warning", **UVICORN)
-uvicorn.Server(config).run(sockets=[sock])
-"""
 
 
 # --------------------------------------------------------------------------- markers
@@ -69,7 +59,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("live-server") / "uvicorn.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-c", _SERVE, str(sock.fileno())],
+            [sys.executable, "-c", SERVE, str(sock.fileno())],
             cwd=ROOT,
             env=env,
             pass_fds=[sock.fileno()],
@@ -109,16 +99,7 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     return {
         **browser_type_launch_args,
         "executable_path": CHROMIUM,
-        "args": [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-        ],
+        "args": CHROMIUM_ARGS,
     }
 
 

@@ -24,13 +24,11 @@ from witness.core.modes import mode_of
 from witness.core.rule import BlockResult, accepts, verify_unchecked
 from witness.core.settings import Settings
 from witness.core.trace import ServedPath
-from witness.cost.costing import costing
-from witness.judge.adaptive import CONFIDENCE_THRESHOLD, Policy, PolicyRun, _Grid, _Planner
+from witness.judge.adaptive import CONFIDENCE_THRESHOLD, Policy, PolicyRun, _Grid, _race_on
 from witness.methods.block import first_alpha, is_chain
 from witness.models.cache import RequestCache
 from witness.models.laws import FloatArray, Law, context_pair
-from witness.models.lm import detokenize, tiny_models
-from witness.serve.accounting import measured_speedup, priced_cost
+from witness.models.lm import tiny_models
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,52 +108,28 @@ StopRule = Callable[[int, Law, int], bool]
 def reference_race(
     policy: Policy, s: Settings, grid: _Grid, cache: RequestCache, *, peek: bool = False
 ) -> PolicyRun:
-    """`witness.judge.adaptive._race_on`, position by position (``peek``: the oracle's twin)."""
-    peek = peek and policy == "oracle"
-    models = tiny_models()
-    prompt, _ = models.encode(s.prompt)
-    out: list[int] = []
-    planner = _Planner(policy, s)
-    planned_l: list[int] = []
-    drafted_l: list[int] = []
-    accepted_l: list[int] = []
-    emitted_l: list[int] = []
-    scored: list[int] = []
-    tv_max = 0.0
-    while len(out) < s.tokens:
-        room = s.tokens - len(out)
-        planned = planner.plan()
-        limit = min(planned, room - 1 if s.verify else room)
-        stop = _stop_rule(policy, s, grid, len(out))
+    """`witness.judge.adaptive._race_on` with every block served position by position
+    (``peek``: the oracle's twin); the planning and accounting are the race's own."""
+    return _race_on(policy, s, grid, blocks=_ReferenceBlocks(policy, s, grid, cache, peek))
+
+
+class _ReferenceBlocks:
+    """A race's blocks from the laws at each context, the uniforms keyed by position."""
+
+    def __init__(
+        self, policy: Policy, s: Settings, grid: _Grid, cache: RequestCache, peek: bool
+    ) -> None:
+        self.policy, self.s, self.grid, self.cache = policy, s, grid, cache
+        self.peek = peek and policy == "oracle"
+        self.context = tiny_models().encode(s.prompt)[0]
+
+    def serve(self, t0: int, limit: int, room: int) -> tuple[tuple[int, ...], int, int, float]:
+        stop = _stop_rule(self.policy, self.s, self.grid, t0)
         emitted, drafted, accepted, tv = _race_block(
-            cache, s, grid, prompt + out, len(out), limit, stop, peek
+            self.cache, self.s, self.grid, self.context, t0, limit, stop, self.peek
         )
-        emitted = emitted[:room]
-        tv_max = max(tv_max, tv)
-        planner.after(planned, drafted, accepted)
-        planned_l.append(planned)
-        drafted_l.append(drafted)
-        accepted_l.append(accepted)
-        emitted_l.append(len(emitted))
-        if s.verify:
-            scored.append(drafted + 1)
-        out.extend(emitted)
-    cost = priced_cost(costing(s), scored, sum(drafted_l))
-    return PolicyRun(
-        policy=policy,
-        planned=tuple(planned_l),
-        drafted=tuple(drafted_l),
-        accepted=tuple(accepted_l),
-        emitted=tuple(emitted_l),
-        output=tuple(out),
-        text=detokenize([models.vocab[i] for i in out]),
-        target_passes=len(scored),
-        draft_passes=sum(drafted_l),
-        scored=tuple(scored),
-        cost=cost,
-        speedup=measured_speedup(s.tokens, cost),
-        tv_max=tv_max,
-    )
+        self.context = self.context + list(emitted[:room])
+        return emitted, drafted, accepted, tv
 
 
 def _stop_rule(policy: Policy, s: Settings, grid: _Grid, start: int) -> StopRule | None:

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -291,14 +291,32 @@ class _Planner:
             self.k = 1
 
 
-def _race_on(policy: Policy, s: Settings, grid: _Grid, *, peek: bool = False) -> PolicyRun:
+class BlockServer(Protocol):
+    """What serves a race's blocks: `serve(t0, limit, room)` drafts at most ``limit`` tokens
+    from output position ``t0``, verifies them, moves its context on by the ``room`` cut, and
+    returns the tokens emitted (before the cut), the drafts made, those accepted and the
+    largest exact TV from p of the mode's law at the drafted positions."""
+
+    def serve(self, t0: int, limit: int, room: int) -> tuple[tuple[int, ...], int, int, float]: ...
+
+
+def _race_on(
+    policy: Policy,
+    s: Settings,
+    grid: _Grid,
+    *,
+    peek: bool = False,
+    blocks: BlockServer | None = None,
+) -> PolicyRun:
     """Serve ``s`` under ``policy`` with the position-keyed uniforms of ``grid``.
 
     ``peek`` (tests only, with the oracle) is the broken twin: it stops *before* the token
-    the target will reject and closes the block with a bonus from p.
+    the target will reject and closes the block with a bonus from p. ``blocks`` serves each
+    block: the compiled chain (`_Blocks`) unless another is given (the tests' numpy
+    reference, which the planning, the accounting and the price around it are shared with).
     """
     models = tiny_models()
-    blocks = _Blocks(s, grid, _stop(policy, s, peek))
+    blocks = _Blocks(s, grid, _stop(policy, s, peek)) if blocks is None else blocks
     out: list[int] = []
     planner = _Planner(policy, s)
     planned_l: list[int] = []

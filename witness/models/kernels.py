@@ -76,36 +76,68 @@ def row_sum(a: FloatArray) -> float:
     return 0.0 + _pairwise(a, 0, a.size)
 
 
+@njit(cache=True, nogil=True)
+def argmax_first(row):  # type: ignore[no-untyped-def]
+    """``np.argmax``: the first index of the largest value."""
+    best = 0
+    for i in range(1, row.size):
+        if row[i] > row[best]:
+            best = i
+    return best
+
+
+@njit(cache=True, nogil=True)
+def argmin_first(row):  # type: ignore[no-untyped-def]
+    """``np.argmin``: the first index of the smallest value."""
+    worst = 0
+    for i in range(1, row.size):
+        if row[i] < row[worst]:
+            worst = i
+    return worst
+
+
+@njit(cache=True, nogil=True)
+def one_hot_into(out, index):  # type: ignore[no-untyped-def]
+    """``out`` as a row with all its mass on ``index`` (`greedy_distribution`'s rows)."""
+    out[:] = 0.0
+    out[index] = 1.0
+
+
+@njit(cache=True, nogil=True)
+def blend_into(sampled, d, match, greedy, q):  # type: ignore[no-untyped-def]
+    """q = m·p + (1 − m)·d into ``q``, from the sampled target (one-hot at its argmax when
+    greedy): `witness.models.laws.draft_law`, then `greedy_distribution`."""
+    keep = 1.0 - match
+    for i in range(sampled.size):
+        q[i] = match * sampled[i] + keep * d[i]
+    if greedy:
+        one_hot_into(q, argmax_first(q))
+
+
+@njit(cache=True, nogil=True)
+def cdf_alpha_into(p, q, cdf, low):  # type: ignore[no-untyped-def]
+    """``q.cumsum()`` into ``cdf``; returns ``np.minimum(p, q).sum()`` (``low`` a work row)."""
+    total = 0.0
+    for i in range(q.size):
+        total += q[i]
+        cdf[i] = total
+        low[i] = p[i] if p[i] < q[i] else q[i]
+    return row_sum(low)
+
+
 @njit(types.float64[::1](_ROW, _ROW, _F, _B), cache=True, nogil=True)
 def draft_row(sampled: FloatArray, d: FloatArray, match: float, greedy: bool) -> FloatArray:
     """q = m·p + (1 − m)·d from the sampled target (one-hot at its argmax when greedy)."""
-    v = sampled.size
-    q = np.empty(v)
-    keep = 1.0 - match
-    for i in range(v):
-        q[i] = match * sampled[i] + keep * d[i]
-    if greedy:
-        best = 0
-        for i in range(1, v):
-            if q[i] > q[best]:
-                best = i
-        q[:] = 0.0
-        q[best] = 1.0
+    q = np.empty(sampled.size)
+    blend_into(sampled, d, match, greedy, q)
     return q
 
 
 @njit(types.Tuple((types.float64[::1], _F))(_ROW, _ROW), cache=True, nogil=True)
 def cdf_and_alpha(p: FloatArray, q: FloatArray) -> tuple[FloatArray, float]:
     """``q.cumsum()`` and ``np.minimum(p, q).sum()``."""
-    v = q.size
-    cdf = np.empty(v)
-    overlap = np.empty(v)
-    total = 0.0
-    for i in range(v):
-        total += q[i]
-        cdf[i] = total
-        overlap[i] = p[i] if p[i] < q[i] else q[i]
-    return cdf, row_sum(overlap)
+    cdf = np.empty(q.size)
+    return cdf, cdf_alpha_into(p, q, cdf, np.empty(q.size))
 
 
 @njit(types.float64[::1](_ROW, _ROW), cache=True, nogil=True)

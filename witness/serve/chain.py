@@ -45,7 +45,15 @@ from witness.core.settings import Settings
 from witness.core.trace import ServedPath
 from witness.methods.block import first_alpha, is_chain
 from witness.models.cache import RequestCache
-from witness.models.kernels import residual_row, row_sum, tv_row
+from witness.models.kernels import (
+    argmax_first,
+    argmin_first,
+    blend_into,
+    cdf_alpha_into,
+    one_hot_into,
+    residual_row,
+    tv_row,
+)
 from witness.models.laws import context_pair
 from witness.models.lm import tiny_models
 
@@ -75,43 +83,19 @@ _OUT_F3 = types.Array(types.float64, 3, "C")
 @njit(cache=True, nogil=True)
 def _laws(target_rows, row_of, draft_rows, before, prev, match, greedy, adversary, p, q, cdf, low):  # type: ignore[no-untyped-def]  # noqa: E501
     """p and q at context (before, prev) into ``p`` and ``q``, q's CDF into ``cdf``; returns
-    α. As `witness.models.laws.law_at` and `Law` compute them (``low`` is a work row)."""
+    α. As `witness.models.laws.law_at` and `Law` compute them, with the same kernels
+    (``low`` is a work row; the adversary's one-hot row is built in it first)."""
     sampled = target_rows[row_of[before, prev]]
-    v = sampled.size
-    if greedy:  # `greedy_distribution`: the first argmax
-        best = 0
-        for i in range(1, v):
-            if sampled[i] > sampled[best]:
-                best = i
-        p[:] = 0.0
-        p[best] = 1.0
+    if greedy:
+        one_hot_into(p, argmax_first(sampled))
     else:
         p[:] = sampled
-    keep = 1.0 - match
-    if adversary:  # `adversary_row`: the first argmin, blended as a row of zeros and one one
-        worst = 0
-        for i in range(1, v):
-            if sampled[i] < sampled[worst]:
-                worst = i
-        for i in range(v):
-            q[i] = match * sampled[i] + keep * (1.0 if i == worst else 0.0)
+    if adversary:  # `adversary_row`: all the draft's mass on p's first least likely word
+        one_hot_into(low, argmin_first(sampled))
+        blend_into(sampled, low, match, greedy, q)
     else:
-        d = draft_rows[prev]
-        for i in range(v):
-            q[i] = match * sampled[i] + keep * d[i]
-    if greedy:
-        best = 0
-        for i in range(1, v):
-            if q[i] > q[best]:
-                best = i
-        q[:] = 0.0
-        q[best] = 1.0
-    total = 0.0
-    for i in range(v):
-        total += q[i]
-        cdf[i] = total
-        low[i] = p[i] if p[i] < q[i] else q[i]
-    return row_sum(low)
+        blend_into(sampled, draft_rows[prev], match, greedy, q)
+    return cdf_alpha_into(p, q, cdf, low)
 
 
 @njit(cache=True, nogil=True)
