@@ -40,6 +40,7 @@ from app.contract.schema import (
     setting_schema,
 )
 from app.contract.settings_doc import settings_md
+from app.rendering.parts import HEADER as PARTS_HEADER
 from witness.core.settings import Settings, field_bounds
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,6 +127,11 @@ def contract_js() -> str:
         ),
         const("INTERVENTIONS", [i.value for i in route.Intervention], "Prediction interventions."),
         const("MODES", list(route.MODES), "How a block is checked."),
+        const(
+            "PARTS_HEADER",
+            PARTS_HEADER,
+            "The request header naming the page parts a fragment may leave out.",
+        ),
         const("STATION_URL_PATTERN", STATION_URL_PATTERN, "A reopenable checkpoint link."),
         const("STATION_URL_MAX", STATION_URL_MAX, "The longest reopenable link."),
         const("TIMESTAMP_MAX", TIMESTAMP_MAX, "The longest date-time text accepted."),

@@ -8,6 +8,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from app.contract import route
+from app.rendering.parts import part
 from app.state.query import number_text
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
@@ -25,6 +26,8 @@ def make_templates() -> Jinja2Templates:
         auto_reload=False,
     )
     env.filters["num"] = number_text
+    # A part of the page a fragment may refresh out of band (app/rendering/parts.py).
+    env.filters["part"] = part
     # The route contract (station ids and titles, object id, what carry-in reads) is Python's:
     # templates read it as `route.STATIONS`, `route.OBJECT_ID`, … rather than copying it.
     env.globals["route"] = route

@@ -18,7 +18,13 @@ from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.state.interventions import apply_intervention
 from app.state.query import Prediction, StationState, parse_query
 from app.views.prediction import ANCHOR as CHANGE_ANCHOR
-from app.views.station import live_view, slice_fragment, station_view, sweep_fragment
+from app.views.station import (
+    block_fragment,
+    live_view,
+    slice_fragment,
+    station_view,
+    sweep_fragment,
+)
 
 router = APIRouter(include_in_schema=False)
 # Fragments answer differently as these request headers say (the seed field, the step-through).
@@ -48,6 +54,13 @@ def _evidence(env: Env, state: StationState, include_seed: bool) -> Context:
     return Context({"view": view, "include_seed": include_seed}, status(state), headers)
 
 
+def _block(env: Env, state: StationState, _: object) -> Context:
+    view = block_fragment(state, env.witness)
+    locked = view.detail is None
+    variables = {"d": view.detail, "pending": None, "locked": locked, "refused": state.problems}
+    return Context(variables, status(state))
+
+
 # The sweep and the slice are drawn inline on the page, whose own list names what was refused;
 # answered alone, each fragment names it in place (templates/partials/_refused.html).
 
@@ -72,7 +85,8 @@ def _inline_heavy(state: StationState) -> bool:
 # Lanes (app/rendering/lanes.py): a slider answer is interactive; the sweep over sixteen
 # requests and the slice are asked for once the evidence has settled, and may take seconds.
 STATION = Page("station.html", _station, heavy=_inline_heavy)
-EVIDENCE = Page("fragments_evidence.html", _evidence)
+EVIDENCE = Page("fragments_evidence.html", _evidence, sends_changed_parts=True)
+BLOCK = Page("partials/_block_detail.html", _block)
 SWEEP = Page("partials/_sweep.html", _sweep, heavy=True)
 SLICE = Page("fragments_slice.html", _slice, heavy=True)
 
@@ -88,6 +102,12 @@ def evidence(request: Request) -> Response:
     # The seed field (and its "Next request" link) is refreshed with every fragment, except
     # when the learner is typing in it: replacing a focused field would lose their place.
     return respond(request, EVIDENCE, request.headers.get("hx-trigger") != "in-seed")
+
+
+@router.get("/station/block")
+def worked_block(request: Request) -> Response:
+    """The worked block on its own, fetched by a slider's fragment once it has settled."""
+    return respond(request, BLOCK)
 
 
 @router.get("/station/sweep")

@@ -87,6 +87,16 @@ class BlockDetail:
 
 
 @dataclass(frozen=True, slots=True)
+class PendingDetail:
+    """The worked block not yet drawn: its heading, and where to fetch it (a slider's tick)."""
+
+    number: int
+    context: str
+    href: str  # /station/block for this state
+    page: str  # the whole page, which draws it in place (a link without JavaScript)
+
+
+@dataclass(frozen=True, slots=True)
 class Figure:
     label: str
     value: str
@@ -100,7 +110,7 @@ LEGEND = tuple(TokenView("word", k, m, KIND_LABEL[k]) for k, m in KIND_MARK.item
 @dataclass(frozen=True, slots=True)
 class EvidenceView:
     blocks: tuple[BlockChip, ...]
-    detail: BlockDetail
+    detail: BlockDetail | None  # None: drawn later, from `pending_detail`
     first_rejection: str
     passes: PassChart
     figures: tuple[Figure, ...]
@@ -115,6 +125,7 @@ class EvidenceView:
     # Beside the chain at equal draft work: None for the chain itself (or when the caller
     # did not pass the chain twin's ensemble).
     beside_chain: ChainComparison | None = None
+    pending_detail: PendingDetail | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,11 +450,14 @@ def evidence_view(
     *,
     chain: Ensemble | None = None,
     judged: Savings | None = None,
+    pending: tuple[str, str] | None = None,
 ) -> EvidenceView:
     """``hrefs[i]`` is (page URL, fragment URL) that selects block i. ``chain`` is the
     ensemble of the chain twin (`chain_twin`) of a tree, typical or lookup state: with it,
     the evidence sets the method beside the chain at equal draft work. ``judged`` is the
-    savings judgement of ``ens``, when the caller has made it already (the gates share it)."""
+    savings judgement of ``ens``, when the caller has made it already (the gates share it).
+    ``pending`` is (block URL, page URL) where the worked block is fetched later instead of
+    drawn here."""
     judged = savings(ens, settings) if judged is None else judged
     typical = settings.acceptance == "typical"
     chips = tuple(
@@ -452,9 +466,13 @@ def evidence_view(
         )
         for b in trace.blocks
     )
+    block = trace.blocks[selected]
     return EvidenceView(
         blocks=chips,
-        detail=block_detail(trace.blocks[selected], settings, len(trace.prompt_words)),
+        detail=None if pending else block_detail(block, settings, len(trace.prompt_words)),
+        pending_detail=(
+            PendingDetail(block.index + 1, " ".join(block.context), *pending) if pending else None
+        ),
         first_rejection=first_rejection_text(trace),
         passes=pass_chart(trace.totals, costing(settings).c),
         figures=figures(trace, settings, ens),

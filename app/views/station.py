@@ -7,7 +7,8 @@ Each fragment computes what its partials show and nothing else:
   and the slice are placeholders there that fetch themselves once the evidence has settled;
 - `station_view`: the whole page, which is the live view plus the prediction form, the
   step-through and (once a prediction is recorded) the sweep and the slice drawn inline;
-- `sweep_fragment` and `slice_fragment`: the sweep and the slice alone.
+- `block_fragment`, `sweep_fragment` and `slice_fragment`: the worked block, the sweep and
+  the slice alone.
 
 Every builder is pure: the state and the app's `Witness` in, a frozen view model out.
 """
@@ -24,7 +25,13 @@ from app.views.batch_chart import BatchView, batch_view
 from app.views.carry import CarryRow, carry_rows
 from app.views.classroom import ClassroomView, classroom_view
 from app.views.controls import ControlsView, controls_view
-from app.views.evidence import EvidenceView, chain_twin, evidence_view
+from app.views.evidence import (
+    BlockDetail,
+    EvidenceView,
+    block_detail,
+    chain_twin,
+    evidence_view,
+)
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
 from app.views.judgement import savings
 from app.views.prediction import PredictionView, prediction_view
@@ -124,8 +131,15 @@ class SliceFragment:
     slice_note: str
 
 
-def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveView:
+def live_view(
+    state: StationState, app: AppSettings, witness: Witness, *, draw_detail: bool | None = None
+) -> LiveView:
+    """``draw_detail``: draw the worked block in place, or leave a placeholder that fetches it
+    (`block_fragment`). By default a fragment that selects a block (a click in the request's
+    text) draws it, and a slider's fragment (which names no block) leaves the placeholder."""
     s = state.settings
+    if draw_detail is None:
+        draw_detail = state.block is not None
     trace = witness.trace(s)
     selected = selected_block(state, trace)
     evidence = invariant = verdict = readout = None
@@ -146,7 +160,15 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
         # The savings judgement is made once: the evidence and the gates both show it.
         judged = savings(ens, s)
         evidence = evidence_view(
-            trace, s, selected, witness.quick_check(s), hrefs, ens, chain=chain, judged=judged
+            trace,
+            s,
+            selected,
+            witness.quick_check(s),
+            hrefs,
+            ens,
+            chain=chain,
+            judged=judged,
+            pending=None if draw_detail else (state.url("/station/block"), state.url()),
         )
         invariant = invariant_view(trace, ens, s, judged=judged)
         readout = readout_view(trace, ens, invariant, s)
@@ -178,7 +200,7 @@ def live_view(state: StationState, app: AppSettings, witness: Witness) -> LiveVi
 
 
 def station_view(state: StationState, app: AppSettings, witness: Witness) -> StationView:
-    live = live_view(state, app, witness)
+    live = live_view(state, app, witness, draw_detail=True)
     s = state.settings
     parts = {name: getattr(live, name) for name in LiveView.__dataclass_fields__}
     if live.revealed:  # drawn inline on a whole page; the fragments fetch them afterwards
@@ -209,6 +231,21 @@ def class_send(state: StationState) -> dict[str, str] | None:
         "kept": _SAID[p.expect_kept],
         "back": state.url(),
     }
+
+
+@dataclass(frozen=True, slots=True)
+class BlockFragment:
+    detail: BlockDetail | None  # None before a prediction: the evidence is still locked
+
+
+def block_fragment(state: StationState, witness: Witness) -> BlockFragment:
+    """The worked block alone: the selected block's drafts, ending and pictures."""
+    if state.prediction is None:
+        return BlockFragment(None)
+    s = state.settings
+    trace = witness.trace(s)
+    block = trace.blocks[selected_block(state, trace)]
+    return BlockFragment(block_detail(block, s, len(trace.prompt_words)))
 
 
 def sweep_fragment(state: StationState, witness: Witness) -> SweepFragment:

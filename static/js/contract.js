@@ -104,6 +104,9 @@ export const INTERVENTIONS = ["raise_match", "lengthen_k", "cheapen_draft", "ski
 // How a block is checked.
 export const MODES = ["lossless", "no_repair", "no_verify"];
 
+// The request header naming the page parts a fragment may leave out.
+export const PARTS_HEADER = "X-Station-Parts";
+
 // A reopenable checkpoint link.
 export const STATION_URL_PATTERN = "^/station(\\?[^#]*)?$";
 

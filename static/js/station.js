@@ -3,6 +3,7 @@
 // in flight, and starts route memory (./station-memory.js).
 
 import { startChartDownloads } from "./charts.js";
+import { PARTS_HEADER } from "./contract.js";
 import { startConnectionNotices } from "./connection.js";
 import { startStationMemory } from "./station-memory.js";
 import { startStepThrough } from "./stepthrough.js";
@@ -94,6 +95,29 @@ document.addEventListener("change", (event) => {
 document.addEventListener("htmx:oobAfterSwap", () => {
   const include = document.getElementById("share-include");
   if (include) include.checked = includePrediction;
+});
+
+// A slider's fragment leaves out the parts of the page that would come back as they are
+// (app/rendering/parts.py): name the ones this page holds, by the digest each carries. The
+// answer names the parts it left out; if one of them has changed on this page since the
+// request left (another answer swapped it meanwhile), the answer is not swapped and the
+// request is sent again asking for every part, so the page never mixes two states.
+document.addEventListener("htmx:configRequest", (event) => {
+  const { path, headers } = event.detail;
+  if (!path.startsWith("/station/evidence") || PARTS_HEADER in headers) return;
+  headers[PARTS_HEADER] = [...document.querySelectorAll("[data-part]")].map((el) => el.dataset.part).join(" ");
+});
+
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const { xhr } = event.detail;
+  const left = (xhr.getResponseHeader(PARTS_HEADER) || "").split(" ").filter(Boolean);
+  if (left.every((digest) => document.querySelector(`[data-part="${digest}"]`))) return;
+  event.detail.shouldSwap = false;
+  window.htmx.ajax("GET", xhr.responseURL, {
+    target: "#panel-evidence",
+    swap: "outerHTML",
+    headers: { [PARTS_HEADER]: "" },
+  });
 });
 
 document.documentElement.classList.add("js");

@@ -44,6 +44,11 @@ def find(html: str, **attrs: str) -> list[Element]:
     return [e for e in parse(html).elements if all(e.attrs.get(k) == v for k, v in want.items())]
 
 
+def out_of_band(html: str) -> set[str]:
+    """The ids of the elements ``html`` swaps out of band (whatever the swap's style)."""
+    return {e.attrs["id"] for e in parse(html).elements if "hx-swap-oob" in e.attrs}
+
+
 def form_query(html: str, testid: str, changes: dict[str, str] | None = None) -> tuple[str, str]:
     """(action, query string) a browser would send when submitting the form, with edits."""
     for form, fields in parse(html).forms:

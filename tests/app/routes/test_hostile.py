@@ -48,6 +48,7 @@ from witness.cost.measured import MeasuredRoofline, measure_roofline
 PAGES = ("/", "/station", "/station/worksheet", "/station/predict")  # whole pages
 FRAGMENTS = (
     "/station/evidence",
+    "/station/block",
     "/station/sweep",
     "/station/slice",
     "/station/step",

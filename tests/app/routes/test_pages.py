@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.views.station import StationView
-from tests.app.forms import PREDICTED, find, form_query
+from tests.app.forms import PREDICTED, find, form_query, out_of_band, parse
 from tests.app.view_models import view_of
 from witness import Settings
 from witness.core.settings import field_bounds
@@ -122,21 +122,17 @@ def test_fragments_carry_the_full_page_url_and_it_renders_a_page(client: TestCli
     assert "match=0.75" in page_url
     assert "<html" not in r.text
     assert 'id="panel-evidence"' in r.text
-    oob = set(re.findall(r'id="([\w-]+)"[^>]*hx-swap-oob="outerHTML"', r.text))
-    # Everything else on the page that shows the state comes along, out of band.
-    assert oob == {
-        "step-06",
-        "readout",
-        "live",
-        "selected-object",
-        "step-01",
-        "step-07",
-        "carry-workload",
-        "classroom",
-        "instrument-carry",
-        "prediction-change",
-        "seed-field",
+    oob = out_of_band(r.text)
+    # Everything else on the page that shows the state comes along, out of band: each part
+    # the page marks (app/rendering/parts.py), and the controls' status lines.
+    page_parts = {
+        e.attrs["id"] for e in parse(client.get(page_url).text).elements if "data-part" in e.attrs
     }
+    assert {"step-06", "readout", "share", "presets", "next-request", "slice"} <= page_parts
+    assert oob - page_parts == {"drafting-status", "cost-status"} | {
+        i for i in oob if i.startswith("errslot-")
+    }
+    assert page_parts <= oob
     page = client.get(page_url)
     assert page.status_code == 200
     assert "<html" in page.text
@@ -145,7 +141,9 @@ def test_fragments_carry_the_full_page_url_and_it_renders_a_page(client: TestCli
 
 def test_every_block_link_gives_a_page_and_a_fragment(client: TestClient) -> None:
     html = client.get(f"/station?{PREDICTED}").text
-    links = find(html, **{"hx-target": "#panel-evidence", "hx-swap": "outerHTML"})
+    lane = find(html, data_testid="request-text")[0].attrs
+    assert (lane["hx-target"], lane["hx-swap"]) == ("#panel-evidence", "outerHTML")  # inherited
+    links = [e for e in parse(html).elements if e.tag == "a" and "hx-get" in e.attrs]
     blocks = [a for a in links if a.attrs.get("data-testid", "").startswith("block-")]
     assert len(blocks) >= 2
     for a in blocks[:4]:
@@ -256,7 +254,7 @@ def test_next_request_moves_the_seed_and_keeps_the_rest(client: TestClient) -> N
     assert query["pred"] == "lengthen_k"
     assert query["k"] == "8"
     frag = client.get(link.attrs["hx-get"], headers={"HX-Trigger": "next-request"})
-    assert 'id="seed-field" hx-swap-oob="outerHTML"' in frag.text
+    assert "seed-field" in out_of_band(frag.text)
     typing = client.get(link.attrs["hx-get"], headers={"HX-Trigger": "in-seed"})
     assert 'id="seed-field"' not in typing.text  # never replace the field being typed in
     assert view_of(frag).settings.seed == 42

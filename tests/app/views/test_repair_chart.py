@@ -184,7 +184,7 @@ def test_a_block_that_drafted_nothing_has_an_empty_picture() -> None:
 
 def _render(chart: BarChart) -> str:
     template = make_templates().env.get_template("partials/_chart_repair.html")
-    return template.render(e=SimpleNamespace(detail=SimpleNamespace(chart=chart)))
+    return template.render(d=SimpleNamespace(chart=chart))
 
 
 def _attr(tag: str, name: str) -> str:
@@ -212,7 +212,7 @@ def test_the_partial_draws_what_the_view_computed(repair: bool) -> None:
         assert top.group(1) == ("repair" if repair else "resample")
     assert 'data-focus="yes"' in groups[0]
     assert 'data-testid="repair-focus-label"' in html
-    assert '<pattern id="hatch"' in html  # the pass chart's draft bars borrow it
+    assert '<pattern id="hatch"' in html  # the repair segment's fill is defined with it
     assert html.count('data-testid="repair-bar"') == len(chart.bars)
     assert "min(p, q): accepted mass" in html  # the legend names each segment
     assert ("(1 − α)·residual: repair mass" in html) == repair

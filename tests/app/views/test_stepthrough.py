@@ -60,7 +60,7 @@ def identity_of(html: str) -> str:
 
 
 def live_of(html: str) -> str | None:
-    m = re.search(r'<div id="live"[^>]*hx-swap-oob="outerHTML"[^>]*>([^<]*)</div>', html)
+    m = re.search(r'<div [^>]*hx-swap-oob="outerHTML"[^>]*id="live"[^>]*>([^<]*)</div>', html)
     return unescape(m.group(1)) if m else None
 
 

@@ -19,8 +19,9 @@ from app.views.evidence import (
     first_rejection_text,
     legend_of,
 )
+from app.views.station import block_fragment
 from app.views.tree_chart import TreeChart, ending_kind, ratio, tree_chart, versus
-from tests.app.view_models import WITNESS, live_of, trace_of
+from tests.app.view_models import WITNESS, state_of, trace_of
 from witness import RequestTrace, Settings
 from witness.core.settings import drafted_width, tree_nodes
 from witness.core.trace import BlockTrace
@@ -227,8 +228,9 @@ def test_first_rejection_of_a_tree_names_the_depth() -> None:
 # --------------------------------------------------------------------------- the page
 
 
-def evidence_html(client: TestClient, query: str) -> str:
-    r = client.get(f"/station/evidence?{SKIP}&{query}")
+def block_html(client: TestClient, query: str) -> str:
+    """The worked block, as a click on a block (or a settled slider) fetches it."""
+    r = client.get(f"/station/block?{SKIP}&{query}")
     assert r.status_code == 200, r.text[:400]
     return r.text
 
@@ -236,21 +238,21 @@ def evidence_html(client: TestClient, query: str) -> str:
 def test_the_tree_is_in_the_block_detail_and_the_chain_keeps_its_own(
     client: TestClient,
 ) -> None:
-    tree = evidence_html(client, "tree_width=2")
+    tree = block_html(client, "tree_width=2")
     assert 'data-testid="chart-tree"' in tree
     assert 'data-testid="tree-table"' in tree
     assert 'data-testid="chart-repair"' not in tree  # the chain's picture reads one draft
-    chain = evidence_html(client, "k=4")
+    chain = block_html(client, "k=4")
     assert 'data-testid="chart-tree"' not in chain
     assert 'data-testid="chart-repair"' in chain
     assert "Drafted tokens of block" in chain
 
 
 def test_the_caption_and_the_picture_say_the_same(client: TestClient) -> None:
-    html = evidence_html(client, "tree_width=2")
-    view = live_of(f"{SKIP}&tree_width=2")
-    assert view.evidence is not None
-    chart = view.evidence.detail.tree
+    html = block_html(client, "tree_width=2")
+    detail = block_fragment(state_of(f"{SKIP}&tree_width=2"), WITNESS).detail
+    assert detail is not None
+    chart = detail.tree
     assert isinstance(chart, TreeChart)
     caption = re.search(r'data-testid="tree-summary">([^<]*)<', html)
     assert caption and unescape(caption.group(1)) == chart.summary
