@@ -82,48 +82,78 @@ def preset_states() -> dict[str, dict[str, str]]:
     return out
 
 
+def _marks() -> dict[str, tuple[str, str]]:
+    """A token's mark drawn by CSS, as a reader gets it: style -> (glyph, label)."""
+    try:
+        from app.views.marks import MARKS
+    except ImportError:  # a tree that writes the marks into the HTML
+        return {}
+    return {m.style: (m.glyph, m.label) for m in MARKS.values()}
+
+
 class _Text(HTMLParser):
-    """Visible text, each run under the nearest enclosing element's id."""
+    """Visible text, each run under the nearest enclosing element's id, and in page order.
+    A token's mark drawn by the stylesheet is read as its glyph and, outside the legend,
+    its label: what the eye and a screen reader get from it."""
 
     VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.stack: list[tuple[str, str | None]] = []
+        self.stack: list[tuple[str, str | None, str]] = []
         self.skip = 0
         self.out: dict[str, list[str]] = {}
+        self.flat: list[str] = []
+        self.marks = _marks()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in self.VOID:
             return
         if tag in ("script", "style", "template"):
             self.skip += 1
-        self.stack.append((tag, dict(attrs).get("id")))
+        a = dict(attrs)
+        self.stack.append((tag, a.get("id"), a.get("class") or ""))
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.VOID:
             return
         while self.stack:
-            t, _ = self.stack.pop()
+            t, _, classes = self.stack.pop()
             if t in ("script", "style", "template"):
                 self.skip -= 1
+            if t == "span" and "tok" in classes.split():
+                self._mark(classes)
             if t == tag:
                 break
+
+    def _mark(self, classes: str) -> None:
+        styles = [c[5:] for c in classes.split() if c.startswith("tok--")]
+        mark = next((self.marks[s] for s in reversed(styles) if s in self.marks), None)
+        if mark is None:
+            return
+        in_legend = any("legend" in c.split() for _, _, c in self.stack)
+        self._say(mark[0])
+        if not in_legend:
+            self._say(f"({mark[1]})")
 
     def handle_data(self, data: str) -> None:
         if self.skip:
             return
-        text = re.sub(r"\s+", " ", data).strip()
+        self._say(re.sub(r"\s+", " ", data).strip())
+
+    def _say(self, text: str) -> None:
         if not text:
             return
-        where = next((i for _, i in reversed(self.stack) if i), "(page)")
+        where = next((i for _, i, _ in reversed(self.stack) if i), "(page)")
         self.out.setdefault(where, []).append(text)
+        self.flat.append(text)
 
 
 def sentences(html: str) -> dict[str, str]:
+    """Each element's text by id, and the whole text in page order under "(in order)"."""
     p = _Text()
     p.feed(html)
-    return {k: " ".join(v) for k, v in p.out.items()}
+    return {"(in order)": " ".join(p.flat), **{k: " ".join(v) for k, v in p.out.items()}}
 
 
 def snapshot() -> dict[str, dict[str, str]]:
@@ -155,12 +185,17 @@ def snapshot() -> dict[str, dict[str, str]]:
     return out
 
 
-def compare(before: dict, after: dict) -> int:
+def compare(before: dict, after: dict, by_id: bool = False) -> int:
+    """Word differences of each state's page and fragment read in order (by element id with
+    ``by_id``: where a difference lies, though a part moved to an element of its own shows
+    there as a difference too)."""
     changed = 0
     for state in sorted(set(before) | set(after)):
         a, b = before.get(state, {}), after.get(state, {})
         for where in sorted(set(a) | set(b)):
             if where == "fragment bytes" or a.get(where) == b.get(where):
+                continue
+            if by_id == where.endswith("#(in order)"):
                 continue
             changed += 1
             print(f"== {state} :: {where}")
@@ -186,9 +221,11 @@ def main() -> int:
     )
     ap.add_argument("--out", type=Path, help="write the snapshot here (JSON)")
     ap.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    ap.add_argument("--by-id", action="store_true", help="compare element by element")
     args = ap.parse_args()
     if args.compare:
-        return compare(*(json.loads(p.read_text()) for p in args.compare))
+        before, after = (json.loads(p.read_text()) for p in args.compare)
+        return compare(before, after, args.by_id)
     snap = snapshot()
     text = json.dumps(snap, indent=1, ensure_ascii=False, sort_keys=True)
     if args.out:

@@ -10,13 +10,14 @@ From app/contract/route.py and witness/core/settings.py (through app/contract/sc
 - static/vendor/route-memory-validator.js: the browser's validator, compiled from that schema
   by scripts/compile-validator.mjs (Ajv standalone code bundled by esbuild; needs `npm ci`);
 - docs/settings.md: every setting of the server and of the instrument, from their models
-  (app/contract/settings_doc.py).
+  (app/contract/settings_doc.py);
+- static/css/marks.css: a served token's marks and their alternative text (app/views/marks.py).
 
-The schema, contract.js and settings.md are committed, so the contract reads in the
+The schema, contract.js, settings.md and marks.css are committed, so the contract reads in the
 repository as it is served. The validator is a build product, mostly Ajv's own run-time
 code: like htmx, it is made at set-up into static/vendor/ (git-ignored) and never committed.
 The output is deterministic (fixed key order, pinned npm versions), and `make setup`
-regenerates all four.
+regenerates all five.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from app.contract.schema import (
 )
 from app.contract.settings_doc import settings_md
 from app.rendering.parts import HEADER as PARTS_HEADER
+from app.views.marks import marks_css
 from witness.core.settings import Settings, field_bounds
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,6 +50,7 @@ SCHEMA = Path("docs/route-memory.schema.json")
 CONTRACT_JS = Path("static/js/contract.js")
 VALIDATOR_JS = Path("static/vendor/route-memory-validator.js")
 SETTINGS_MD = Path("docs/settings.md")
+MARKS_CSS = Path("static/css/marks.css")
 COMPILER = Path("scripts/compile-validator.mjs")
 WIDTH = 100  # a JSON object or list that fits on one line of this width is written on one
 
@@ -206,6 +209,7 @@ def outputs() -> dict[Path, str]:
         CONTRACT_JS: contract_js(),
         VALIDATOR_JS: validator_js(schema),
         SETTINGS_MD: settings_md(),
+        MARKS_CSS: marks_css(),
     }
 
 

@@ -16,6 +16,7 @@ from app.views.judgement import (
     savings,
     speedup_range,
 )
+from app.views.marks import MARKS, Mark
 from app.views.pricing import cost_short
 from app.views.tree_chart import TreeChart, ending_sentence, method_name, tree_chart
 from witness import Settings
@@ -28,24 +29,17 @@ from witness.methods.block import is_chain
 from witness.serve.accounting import draft_cost, speedup_expected
 from witness.serve.check import EXACT
 
-# Shape and words as well as colour: a learner who cannot tell the colours apart still reads
-# which token was kept, thrown away, repaired or given as a bonus.
-KIND_MARK = {"accepted": "✓", "rejected": "✗", "repaired": "R", "bonus": "+", "unchecked": "?"}
-KIND_LABEL = {
-    "accepted": "accepted",
-    "rejected": "rejected draft",
-    "repaired": "repaired from the residual",
-    "bonus": "bonus from p",
-    "unchecked": "unchecked draft",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class TokenView:
     word: str
-    kind: str
-    mark: str
-    label: str
+    kind: str  # what happened to it: accepted, rejected, repaired, bonus, unchecked
+    mark: Mark  # drawn by CSS; typical acceptance's argmax is a repaired token with its own
+
+    @property
+    def style(self) -> str:
+        """The token's classes after "tok--": its kind, and its mark where that differs."""
+        return self.kind if self.mark.style == self.kind else f"{self.kind} tok--{self.mark.style}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +51,6 @@ class BlockChip:
     tokens: tuple[TokenView, ...]
     selected: bool
     href: str
-    fragment_href: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +96,9 @@ class Figure:
     note: str = ""
 
 
-# The marks' legend: a sample word of each kind, in the order of KIND_MARK.
-LEGEND = tuple(TokenView("word", k, m, KIND_LABEL[k]) for k, m in KIND_MARK.items())
+# The marks' legend: a sample word of each kind.
+KINDS = ("accepted", "rejected", "repaired", "bonus", "unchecked")
+LEGEND = tuple(TokenView("word", k, MARKS[k]) for k in KINDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,9 +141,7 @@ class ChainComparison:
     notes: tuple[str, ...]  # the cost model, draft passes, and the method's own caveat
 
 
-# Typical acceptance's closing token is not a repair: when no sibling is typical it emits the
-# target's argmax. It keeps the repaired token's style (kind) with its own mark and words.
-ARGMAX = TokenView("word", "repaired", "A", "the target's argmax (typical acceptance)")
+ARGMAX = TokenView("word", "repaired", MARKS["argmax"])
 
 
 def block_tokens(block: BlockTrace, typical: bool = False) -> tuple[TokenView, ...]:
@@ -163,8 +155,8 @@ def block_tokens(block: BlockTrace, typical: bool = False) -> tuple[TokenView, .
 
 def _token(word: str, kind: str, typical: bool = False) -> TokenView:
     if typical and kind == "repaired":
-        return TokenView(word, kind, ARGMAX.mark, ARGMAX.label)
-    return TokenView(word, kind, KIND_MARK[kind], KIND_LABEL[kind])
+        return TokenView(word, kind, ARGMAX.mark)
+    return TokenView(word, kind, MARKS[kind])
 
 
 def legend_of(s: Settings) -> tuple[TokenView, ...]:
@@ -445,14 +437,14 @@ def evidence_view(
     settings: Settings,
     selected: int,
     check: FirstTokenCheck,
-    hrefs: tuple[tuple[str, str], ...],
+    hrefs: tuple[str, ...],
     ens: Ensemble,
     *,
     chain: Ensemble | None = None,
     judged: Savings | None = None,
     pending: tuple[str, str] | None = None,
 ) -> EvidenceView:
-    """``hrefs[i]`` is (page URL, fragment URL) that selects block i. ``chain`` is the
+    """``hrefs[i]`` is the page URL that selects block i. ``chain`` is the
     ensemble of the chain twin (`chain_twin`) of a tree, typical or lookup state: with it,
     the evidence sets the method beside the chain at equal draft work. ``judged`` is the
     savings judgement of ``ens``, when the caller has made it already (the gates share it).
@@ -462,7 +454,7 @@ def evidence_view(
     typical = settings.acceptance == "typical"
     chips = tuple(
         BlockChip(
-            b.index, b.index + 1, block_tokens(b, typical), b.index == selected, *hrefs[b.index]
+            b.index, b.index + 1, block_tokens(b, typical), b.index == selected, hrefs[b.index]
         )
         for b in trace.blocks
     )

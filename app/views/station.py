@@ -146,12 +146,11 @@ def live_view(
     batch = None
     if state.prediction is not None:
         # One link per block: the canonical query without a block, then `block=N` (it is
-        # always last), instead of re-encoding the whole state for every block.
-        page, fragment = state.url(block=None), state.url("/station/evidence", block=None)
+        # always last), instead of re-encoding the whole state for every block. The script
+        # asks for the same query's evidence fragment (the lane's data-fragment).
+        page = state.url(block=None)
         sep = "&" if "?" in page else "?"
-        hrefs = tuple(
-            (f"{page}{sep}block={b.index}", f"{fragment}{sep}block={b.index}") for b in trace.blocks
-        )
+        hrefs = tuple(f"{page}{sep}block={b.index}" for b in trace.blocks)
         ens = witness.ensemble(s)
         # A tree, typical acceptance or a lookup is set beside the chain at the same k and
         # seeds: the chain twin's requests served on those seeds (its own memo entry, shared

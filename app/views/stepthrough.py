@@ -23,7 +23,8 @@ from app.state.query import StationState
 from app.views import fmt
 from app.views import stepthrough_words as words
 from app.views.charts import Gauge, gauge
-from app.views.evidence import KIND_LABEL, KIND_MARK, TokenView, block_tokens, default_block
+from app.views.evidence import TokenView, block_tokens, default_block
+from app.views.marks import MARKS
 from app.views.tree_chart import below_count, ending_kind, sibling_test, versus
 from witness import Settings
 from witness.core.settings import tree_nodes
@@ -342,7 +343,7 @@ def _gauge(block: BlockTrace, kinds: tuple[str, ...], sub: int | None) -> Gauge 
 
 
 def _token(word: str, kind: str) -> TokenView:
-    return TokenView(word, kind, KIND_MARK[kind], KIND_LABEL[kind])
+    return TokenView(word, kind, MARKS[kind])
 
 
 def _output(

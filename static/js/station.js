@@ -120,6 +120,21 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   });
 });
 
+// A block of the request text is a link to the page with that block selected. Here it asks
+// for the same state's evidence fragment instead (the lane names the fragment's route and
+// where it goes), so each block carries one URL, not two, in every slider's answer.
+document.addEventListener("click", (event) => {
+  const link = event.target instanceof Element ? event.target.closest("[data-fragment] a[href]") : null;
+  if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  const lane = link.closest("[data-fragment]");
+  event.preventDefault();
+  window.htmx.ajax("GET", lane.dataset.fragment + new URL(link.href).search, {
+    source: link,
+    target: lane.dataset.fragmentTarget,
+    swap: "outerHTML",
+  });
+});
+
 document.documentElement.classList.add("js");
 startStationMemory();
 startChartDownloads();

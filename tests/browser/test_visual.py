@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -272,28 +273,42 @@ def test_the_sweep_legend_and_labels_never_collide(
 # --------------------------------------------------------------------------- 6. repaired mark
 
 
+# A token's mark is drawn by static/css/marks.css: [its glyph, its alternative text, the
+# mark's font size, the token's, the mark's height] (an inline block has a used height).
+MARK_OF = """t => {
+  const after = getComputedStyle(t, '::after');
+  const said = [...after.content.matchAll(/"((?:[^"\\\\]|\\\\.)*)"/g)].map(m => m[1]);
+  return [said[0] ?? '', said[1] ?? null, parseFloat(after.fontSize),
+          parseFloat(getComputedStyle(t).fontSize), parseFloat(after.height) || 0];
+}"""
+
+
 def test_the_repaired_mark_is_unmistakable_at_1x(page: Page) -> None:
     page.goto(PREDICTED_URL)
     legend = page.locator(".legend .tok")
     marks = {
-        legend.nth(i).get_attribute("class"): legend.nth(i).locator(".tok__mark").inner_text()
+        legend.nth(i).get_attribute("class"): legend.nth(i).evaluate(MARK_OF)[0]
         for i in range(legend.count())
     }
     assert len(marks) == 5 and len(set(marks.values())) == 5, f"marks are not distinct: {marks}"
     for where in (".legend .tok--repaired", ".request-text .tok--repaired"):
         token = page.locator(where).first
         expect(token).to_be_visible()
-        mark = token.locator(".tok__mark")
-        text = mark.inner_text()
-        assert text not in {"↻", "°", "º", "o"}, (
+        text, said, mark_px, token_px, mark_height = token.evaluate(MARK_OF)
+        assert text not in {"↻", "°", "º", "o", ""}, (
             f"{where}: the repaired mark {text!r} reads as a degree sign"
         )
         assert all(ord(c) < 0x250 for c in text), f"{where}: {text!r} needs more than a Latin font"
-        sizes = token.evaluate(
-            "t => [parseFloat(getComputedStyle(t).fontSize), parseFloat(getComputedStyle(t.querySelector('.tok__mark')).fontSize), t.querySelector('.tok__mark').getBoundingClientRect().height]"
-        )
-        token_px, mark_px, mark_height = sizes
+        # The lane's mark is said by its label; the legend's label is written beside it.
+        assert said == ("" if where.startswith(".legend") else "repaired from the residual")
         assert mark_px >= token_px, (
             f"{where}: mark at {mark_px}px, smaller than the token's {token_px}px"
         )
         assert mark_height >= token_px, f"{where}: the mark is drawn {mark_height}px tall"
+
+
+def test_a_block_link_is_named_by_its_tokens_and_their_marks(page: Page) -> None:
+    """A screen reader reads each token's outcome where the eye sees its mark."""
+    page.goto(PREDICTED_URL)
+    link = page.get_by_test_id("block-1")
+    expect(link).to_have_accessible_name(re.compile(r"^Block 1: .*\b(accepted|rejected draft)\b"))

@@ -18,6 +18,7 @@ import pytest
 from app.contract import generate, route
 from app.contract.generate import (
     CONTRACT_JS,
+    MARKS_CSS,
     SCHEMA,
     SETTINGS_MD,
     VALIDATOR_JS,
@@ -40,7 +41,7 @@ def fresh() -> dict[Path, str]:
 
 @needs_node
 def test_the_generated_files_on_disk_equal_a_fresh_generation(fresh: dict[Path, str]) -> None:
-    assert set(fresh) == {SCHEMA, CONTRACT_JS, VALIDATOR_JS, SETTINGS_MD}
+    assert set(fresh) == {SCHEMA, CONTRACT_JS, VALIDATOR_JS, SETTINGS_MD, MARKS_CSS}
     assert stale(ROOT, fresh) == [], "run `python -m app.contract.generate` and commit the result"
 
 
@@ -67,6 +68,7 @@ def _copy_generated(tmp_path: Path, fresh: dict[Path, str]) -> None:
         (CONTRACT_JS, '"maximum": 600000', '"maximum": 600001'),
         (SETTINGS_MD, "an integer from 1 to 16", "an integer from 1 to 17"),
         (VALIDATOR_JS, "10000", "10001"),
+        (MARKS_CSS, '"✓" / "accepted"', '"✓" / "kept"'),
     ],
 )
 def test_teeth_a_file_with_one_bound_moved_is_reported_stale(

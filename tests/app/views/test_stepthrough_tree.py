@@ -156,7 +156,7 @@ def test_the_ending_of_typical_is_the_argmax_and_draws_nothing() -> None:
     assert "not a draw from p" in st.ending.sentence
     assert "no uniform is drawn" in st.ending.draw
     assert "not lossless" in st.mode
-    assert any(t.mark == "A" for t in st.output)
+    assert any(t.mark.glyph == "A" for t in st.output)
 
 
 def test_mode_lines_are_true() -> None:

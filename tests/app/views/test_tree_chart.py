@@ -171,11 +171,14 @@ def test_typical_marks_its_last_token_as_the_argmax_not_a_repair() -> None:
     s, trace = trace_for("typical")
     block = next(b for b in drawn(trace) if b.result.first_rejection is not None)
     tokens = block_tokens(block, typical=True)
-    assert any(t.mark == "A" and "argmax" in t.label for t in tokens)
-    assert not any("residual" in t.label for t in tokens)
-    assert any(t.mark == "A" for t in legend_of(s))
+    argmax = [t for t in tokens if t.mark.glyph == "A"]
+    assert argmax and all("argmax" in t.mark.label for t in argmax)
+    # It keeps the repaired token's look, with its own mark: both classes on the page.
+    assert all(t.kind == "repaired" and t.style == "repaired tok--argmax" for t in argmax)
+    assert not any("residual" in t.mark.label for t in tokens)
+    assert any(t.mark.glyph == "A" for t in legend_of(s))
     chain_legend = legend_of(Settings())
-    assert not any(t.mark == "A" for t in chain_legend)
+    assert not any(t.mark.glyph == "A" for t in chain_legend)
 
 
 def test_prompt_lookup_says_what_was_copied_and_from_where() -> None:
@@ -281,7 +284,7 @@ def test_the_method_beside_its_chain_twin(mode: str) -> None:
     s, trace = trace_for(mode)
     ens, chain = WITNESS.ensemble(s), WITNESS.ensemble(chain_twin(s), served=True)
     assert ens.seeds == chain.seeds
-    hrefs = tuple(("", "") for _ in trace.blocks)
+    hrefs = tuple("" for _ in trace.blocks)
     view = evidence_view(trace, s, 0, WITNESS.quick_check(s), hrefs, ens, chain=chain)
     bc = view.beside_chain
     assert bc is not None
@@ -320,7 +323,7 @@ def test_the_chain_has_nothing_beside_it() -> None:
     s = Settings()
     trace = trace_of(s)
     ens = WITNESS.ensemble(s)
-    hrefs = tuple(("", "") for _ in trace.blocks)
+    hrefs = tuple("" for _ in trace.blocks)
     view = evidence_view(trace, s, 0, WITNESS.quick_check(s), hrefs, ens, chain=ens)
     assert view.beside_chain is None
     assert view.detail.tree is None
