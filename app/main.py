@@ -13,6 +13,9 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
 
+from app.classes import api as class_api
+from app.classes import learner as class_learner
+from app.classes import pages as class_pages
 from app.classes.service import ClassRoom
 from app.config import AppSettings, get_settings
 from app.edge.allocator import limit_arenas
@@ -23,17 +26,7 @@ from app.rendering.pipeline import GZIP_LEVEL, Env, Pipeline
 from app.rendering.refusals import validation_refused
 from app.rendering.requests import RequestShape
 from app.rendering.templating import make_templates
-from app.routes import (
-    api,
-    class_learner,
-    class_pages,
-    classes,
-    pages,
-    roofline,
-    route,
-    steps,
-    study,
-)
+from app.routes import api, pages, roofline, route, steps, study
 from app.routes import race as race_routes
 from app.routes.api_models import Health
 from app.services import Witness
@@ -96,7 +89,7 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     app.include_router(study.router)
     app.include_router(roofline.router)
     app.include_router(race_routes.router)
-    app.include_router(classes.router)
+    app.include_router(class_api.router)
     app.include_router(class_pages.router)
     app.include_router(class_learner.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")

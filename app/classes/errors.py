@@ -2,7 +2,7 @@
 
 A message names only what the server itself validated (a well-formed code, a preset id), never
 what a request carried, so it can be shown as text anywhere. The JSON API maps them to HTTP
-(`app.routes.classes`: 404, 403, 409, 422, 429); the pages map them to their own answers.
+(`app.classes.api`: 404, 403, 409, 422, 429); the pages map them to their own answers.
 """
 
 from __future__ import annotations

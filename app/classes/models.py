@@ -1,7 +1,7 @@
 """The class API's payloads and answers, as types `/openapi.json` describes field by field.
 
 Payloads refuse anything extra and every value outside its set (a 422 naming the field,
-`app.routes.classes` strips what was sent from it); answers are built from the service's
+`app.classes.api` strips what was sent from it); answers are built from the service's
 records (`app.classes.records`) and hold only validated values, never a learner's text.
 """
 

@@ -27,7 +27,7 @@ class Opened:
     def host_url(self) -> str:
         """Where a browser takes the key to become the instructor's: the key rides after `#`,
         which a browser never sends, so it reaches no server's or proxy's log (and the page
-        there drops it from the address and the history; app/routes/class_pages.py)."""
+        there drops it from the address and the history; app/classes/pages.py)."""
         base = self.join_url.removesuffix(f"/join/{self.code}")
         return f"{base}/class/{self.code}/host#key={self.host_key}"
 

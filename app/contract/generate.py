@@ -31,8 +31,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from app.classes import contract as live_class
 from app.classes.codes import CODE_SHAPE
-from app.contract import live_class, route
+from app.contract import route
 from app.contract.schema import (
     STATION_URL_MAX,
     STATION_URL_PATTERN,
@@ -144,7 +145,7 @@ def contract_js() -> str:
 
 
 def class_consts(const: Any) -> list[str]:
-    """The live class's constants (app/contract/live_class.py, app/classes/codes.py)."""
+    """The live class's constants (app/classes/contract.py, app/classes/codes.py)."""
     presets = {
         p.id: {"number": p.number, "title": p.title, "shown": p.shown_title, "url": p.url}
         for p in live_class.CLASS_PRESETS

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from app.classes.contract import CLASS_INTERVENTIONS, CLASS_PRESET_BY_ID
 from app.config import AppSettings
-from app.contract.live_class import CLASS_INTERVENTIONS, CLASS_PRESET_BY_ID
 from app.services import SLICE_BLOCKS, Witness
 from app.state.query import PREDICTION_FIELDS, FieldProblem, StationState
 from app.views.batch_chart import BatchView, batch_view
@@ -218,7 +218,7 @@ _SAID = {None: "", True: "yes", False: "no"}
 
 def class_send(state: StationState) -> dict[str, str] | None:
     """The fields of the class banner's form for a learner without JavaScript
-    (app/routes/class_learner.py): the recorded prediction on one of the class's questions
+    (app/classes/learner.py): the recorded prediction on one of the class's questions
     and the address to come back to; None when there is nothing a class could take."""
     p, question = state.prediction, state.options.preset
     if p is None or question not in CLASS_PRESET_BY_ID or p.intervention not in CLASS_INTERVENTIONS:

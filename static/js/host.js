@@ -2,7 +2,7 @@
 // /class/<code>/host#key=…). A browser never sends that part, so the key reaches no server's
 // or proxy's log. This drops it from the address and the history at once, puts it in the
 // page's form and sends that: the key travels in a POST body, and the server keeps it in an
-// HttpOnly cookie for this class (app/routes/class_pages.py). Without JavaScript, or with a
+// HttpOnly cookie for this class (app/classes/pages.py). Without JavaScript, or with a
 // key that is not this class's, the form stays for the instructor to paste it.
 
 const KEY = /^#key=([A-Za-z0-9_-]{1,256})$/; // secrets.token_urlsafe's alphabet

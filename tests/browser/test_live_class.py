@@ -17,7 +17,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from app.contract.live_class import CLASS_KEY, CLASS_PRESETS
+from app.classes.contract import CLASS_KEY, CLASS_PRESETS
 from tests.browser.helpers import BrowserMonitor, axe, screenshot, seed_storage, storage_of
 
 PROJECTOR = {"width": 1024, "height": 768}

@@ -19,10 +19,14 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 from app.classes.database import Database, postgres_dialect, sqlite_dialect
 from app.classes.limits import Limits
-from app.classes.service import ClassRoom
+from app.classes.service import ClassRoom, open_database
+from app.config import AppSettings
+from app.main import create_app
+from tests.app.classes.helpers import Clock
 
 NO_POSTGRES = (
     "PostgreSQL is not installed (no initdb/pg_ctl on PATH or under /usr/lib/postgresql):"
@@ -105,19 +109,6 @@ def postgres() -> Iterator[Cluster]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-class Clock:
-    """Time that moves only when a test moves it."""
-
-    def __init__(self, now: float = 1_800_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
 @dataclass
 class Backend:
     """One database, with as many stores (a 'restart' is a new one) as a test opens."""
@@ -161,3 +152,15 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
+
+
+@pytest.fixture
+def app_client(tmp_path: Path, clock: Clock) -> Iterator[TestClient]:
+    """An app whose live classes run on the settable clock."""
+    settings = AppSettings(data_dir=str(tmp_path))
+    app = create_app(settings=settings)
+    app.state.classes = ClassRoom(
+        lambda: open_database(settings), retention=timedelta(hours=24), clock=clock
+    )
+    with TestClient(app) as c:
+        yield c

@@ -21,7 +21,7 @@ from app.classes.service import ClassRoom
 from app.config import AppSettings
 from app.contract.route import Intervention
 from app.main import create_app
-from tests.app.classes.conftest import Clock
+from tests.app.classes.helpers import Clock
 
 LEARNER = "learner-0001-abcdefgh"
 XSS = "<script>alert(1)</script>"

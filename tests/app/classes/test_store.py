@@ -26,7 +26,8 @@ from app.classes.limits import Limits
 from app.classes.migrations import MIGRATIONS, applied, migrate
 from app.classes.records import PREDICTABLE, QUESTIONS
 from app.classes.service import ClassRoom
-from tests.app.classes.conftest import Backend, Clock
+from tests.app.classes.conftest import Backend
+from tests.app.classes.helpers import Clock
 
 BASE = "http://station.test"
 TABLES = ("classes", "revealed", "predictions", "learner_windows", "schema_version")

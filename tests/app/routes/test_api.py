@@ -228,9 +228,9 @@ def test_the_class_reveal_and_the_station_say_the_same_of_an_intervention(
 ) -> None:
     """The reveal's verdict on each intervention quotes the means the learner's station shows
     after recording it at the preset: one comparison, one estimator."""
+    from app.classes.views import witnessed
     from app.contract.route import Intervention
     from app.state.presets import BY_ID
-    from app.views.live_class import witnessed
     from tests.app.view_models import view_of
 
     values = {

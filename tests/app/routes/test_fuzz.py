@@ -41,7 +41,7 @@ def check(case: schemathesis.Case) -> None:
     if response.status_code == 422:
         errors = response.json()["detail"]
         for err in errors:
-            # The live class's routes also take a path and a JSON body (app/routes/classes.py).
+            # The live class's routes also take a path and a JSON body (app/classes/api.py).
             assert err["loc"][0] in ("query", "path", "body", "header"), err
             assert err["msg"], err
         # Values valid alone but not together (a tree too wide for its k, prompt lookup with

@@ -72,7 +72,7 @@ NO_QUERY = (
     "/favicon.ico",
     "/healthz",
 )
-# A live class (app/routes/classes.py): JSON with a path parameter, mostly POSTs; its own
+# A live class (app/classes/api.py): JSON with a path parameter, mostly POSTs; its own
 # hostile cases (keys, cross-site, sizes, scripts in every field) are tests/app/classes.
 CLASS_JSON = (
     "/api/classes",
@@ -82,9 +82,9 @@ CLASS_JSON = (
     "/api/classes/{code}/question",
     "/api/classes/{code}/reveal",
 )
-# A live class's pages (app/routes/class_pages.py): HTML with a path parameter; their own
+# A live class's pages (app/classes/pages.py): HTML with a path parameter; their own
 # cases (the host key, cross-site forms, unknown codes) are tests/app/routes/test_class_pages.py.
-# POST only; the last two are a learner's without JavaScript (app/routes/class_learner.py, its
+# POST only; the last two are a learner's without JavaScript (app/classes/learner.py, its
 # cases in tests/app/routes/test_class_learner.py).
 CLASS_FORMS = (
     "/class/{code}/reveal",

@@ -8,13 +8,8 @@ import re
 
 import pytest
 
-from app.contract.live_class import CLASS_INTERVENTIONS, CLASS_PRESETS
-from app.contract.route import Intervention
-from app.state.interventions import apply_intervention
-from app.state.presets import BY_ID, PRESETS
-from app.state.query import parse_state
-from app.views.classroom import preset_state
-from app.views.live_class import (
+from app.classes.contract import CLASS_INTERVENTIONS, CLASS_PRESETS
+from app.classes.views import (
     FASTER,
     KEPT,
     Said,
@@ -31,6 +26,11 @@ from app.views.live_class import (
     tally_view,
     witnessed,
 )
+from app.contract.route import Intervention
+from app.state.interventions import apply_intervention
+from app.state.presets import BY_ID, PRESETS
+from app.state.query import parse_state
+from app.views.classroom import preset_state
 from tests.app.view_models import WITNESS
 from witness.core.settings import Settings
 

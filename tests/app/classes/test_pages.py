@@ -9,8 +9,8 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
-from app.contract.live_class import CLASS_PRESETS, HOST_COOKIE
-from tests.app.routes.class_helpers import LEARNERS, SAME, Clock, classes, cookie_of, open_class
+from app.classes.contract import CLASS_PRESETS, HOST_COOKIE
+from tests.app.classes.helpers import LEARNERS, SAME, Clock, classes, cookie_of, open_class
 
 # --------------------------------------------------------------------------- opening
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from app.contract.live_class import CLASS_INTERVENTIONS, CLASS_PRESET_BY_ID, ClassPreset
+from app.classes.contract import CLASS_INTERVENTIONS, CLASS_PRESET_BY_ID, ClassPreset
 from app.contract.route import Intervention
 from app.services import Witness
 from app.state.interventions import apply_intervention

@@ -25,17 +25,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
-from app.classes.errors import ClassRefused, QuestionMoved
-from app.classes.origin import cross_site
-from app.contract.live_class import (
+from app.classes.contract import (
     CLASS_INTERVENTIONS,
     CLASS_PRESET_BY_ID,
     LEARNER_COOKIE,
     LEARNER_ID_PATTERN,
 )
-from app.contract.route import Intervention
-from app.rendering.pipeline import Context, Env, Page
-from app.routes.class_pages import (
+from app.classes.errors import ClassRefused, QuestionMoved
+from app.classes.origin import cross_site
+from app.classes.pages import (
     NO_STORE,
     class_of,
     code_or_404,
@@ -46,6 +44,8 @@ from app.routes.class_pages import (
     refuse,
     room_of,
 )
+from app.contract.route import Intervention
+from app.rendering.pipeline import Context, Env, Page
 from app.state.query import INTERVENTION_LABELS
 
 router = APIRouter(include_in_schema=False)

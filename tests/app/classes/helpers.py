@@ -1,4 +1,4 @@
-"""What the live class's page tests share: a settable clock, opening a class, the cookies."""
+"""What the live class's tests share: a settable clock, opening a class, the cookies."""
 
 from __future__ import annotations
 
@@ -14,11 +14,16 @@ LEARNERS = [f"{n:032x}" for n in range(1, 10)]
 
 
 class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
+    """Time that moves only when a test moves it."""
+
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
 
     def __call__(self) -> float:
         return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
 
 
 def classes(c: TestClient) -> ClassRoom:

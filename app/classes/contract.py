@@ -29,7 +29,7 @@ LEARNER_ID_PATTERN = "^[0-9a-f]{32}$"
 # The instructor's key lives in this HttpOnly cookie, scoped to its class's path.
 HOST_COOKIE = "station08_host"
 # A learner without JavaScript keeps "<code>.<learner id>" in this HttpOnly cookie instead of
-# the localStorage membership (app/routes/class_learner.py).
+# the localStorage membership (app/classes/learner.py).
 LEARNER_COOKIE = "station08_learner"
 # What a learner can predict on in class: the five interventions (a skip is not sent).
 CLASS_INTERVENTIONS = tuple(i for i in Intervention if i is not Intervention.SKIP)

@@ -1,4 +1,4 @@
-"""A learner in a live class without JavaScript (app/routes/class_learner.py): joining keeps
+"""A learner in a live class without JavaScript (app/classes/learner.py): joining keeps
 the membership in a strict HttpOnly cookie, the station's banner carries a form with the
 recorded prediction, and sending it puts it in the tally once per learner; every refusal is
 a page that says why, and nothing a request carries reaches a link of another site."""
@@ -12,9 +12,9 @@ from datetime import timedelta
 import pytest
 from fastapi.testclient import TestClient
 
-from app.contract.live_class import CLASS_PRESETS, LEARNER_COOKIE
-from app.routes.class_learner import FIELDS
-from tests.app.routes.class_helpers import SAME, Clock, classes, cookie_of, open_class
+from app.classes.contract import CLASS_PRESETS, LEARNER_COOKIE
+from app.classes.learner import FIELDS
+from tests.app.classes.helpers import SAME, Clock, classes, cookie_of, open_class
 
 FIRST, SECOND = CLASS_PRESETS[0], CLASS_PRESETS[1]
 FORM = re.compile(r'<form method="post" action="/class/predict".*?</form>', re.S)

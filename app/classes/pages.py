@@ -37,6 +37,13 @@ from markupsafe import Markup, escape
 from starlette.concurrency import run_in_threadpool
 
 from app.classes.codes import normal_code
+from app.classes.contract import (
+    CLASS_PRESET_BY_ID,
+    CLASS_PRESETS,
+    DASHBOARD_POLL_SECONDS,
+    HOST_COOKIE,
+    ClassPreset,
+)
 from app.classes.errors import (
     AlreadyRevealed,
     ClassRefused,
@@ -49,20 +56,13 @@ from app.classes.errors import (
 from app.classes.origin import cross_site
 from app.classes.records import ClassInfo, Split
 from app.classes.service import ClassRoom
-from app.contract.live_class import (
-    CLASS_PRESET_BY_ID,
-    CLASS_PRESETS,
-    DASHBOARD_POLL_SECONDS,
-    HOST_COOKIE,
-    ClassPreset,
-)
-from app.rendering.pipeline import Context, Env, Page, Pipeline
-from app.views.live_class import (
+from app.classes.views import (
     Said,
     Snapshot,
     live_class_view,
     snapshot,
 )
+from app.rendering.pipeline import Context, Env, Page, Pipeline
 
 router = APIRouter(include_in_schema=False)
 NO_STORE = ("Cache-Control", "no-store")
