@@ -11,7 +11,7 @@ right keys by its declaration.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 
 from app.rendering.memo import Memo
@@ -31,6 +31,7 @@ from witness.judge.sweep import (
     sweep_from,
     width_sweep,
 )
+from witness.methods.block import chain_twin, is_chain
 from witness.models.texts import Texts
 from witness.serve.accounting import totals
 from witness.serve.paths import ServedPaths
@@ -46,6 +47,12 @@ TRACES, QUICK_CHECKS, SWEEPS, SLICES, ENSEMBLES = 256, 256, 128, 64, 256
 EXACT_ENSEMBLES, TEXTS = 2048, 64
 RACES = 64  # a race and its ensemble: five policies' blocks, a few kB
 PATHS = 4096  # a path is its α per drafted position: at most 256 floats, ~6 kB
+
+
+@dataclass(frozen=True, slots=True)
+class BesideChain:
+    chain: Ensemble  # the chain twin's requests, served on the method's seeds
+    comparison: Comparison  # the method against the twin: before = the chain, after = it
 
 
 class Witness:
@@ -117,6 +124,15 @@ class Witness:
         """Is ``after`` faster than ``before``, over the same seeds and one estimator?"""
         was, now = self.judged(before, after)
         return compare(was, costing(before), now, costing(after))
+
+    def beside_chain(self, settings: Settings) -> BesideChain | None:
+        """A tree, typical acceptance or prompt lookup beside its chain twin (`chain_twin`):
+        the twin's requests served on the same seeds, and whether the method is faster, on
+        that one estimator. None for the chain itself."""
+        if is_chain(settings):
+            return None
+        twin = chain_twin(settings)
+        return BesideChain(self.ensemble(twin, served=True), self.compare(twin, settings))
 
     def sweep(self, settings: Settings) -> KSweep:
         """Speedup against k: the measured requests do not depend on the instrument's own k

@@ -44,8 +44,10 @@ def respond(request: Request, page: Page, variant: object = None) -> Response:
 
 
 def _station(env: Env, state: StationState, _: object) -> Context:
-    view = station_view(state, env.settings, env.witness)
-    return Context({"view": view, "include_seed": False}, status(state))
+    # The partials the page shares with the fragments read the live view as `view`; what
+    # only the page shows (the step-through, the prediction form's carried state) is `page`.
+    page = station_view(state, env.settings, env.witness)
+    return Context({"view": page.live, "page": page, "include_seed": False}, status(state))
 
 
 def _evidence(env: Env, state: StationState, include_seed: bool) -> Context:

@@ -1,12 +1,13 @@
 """The step-through of one verification step, as a fragment: GET /station/step?...&sub=N.
 
 The fragment is the very partial the page includes (templates/partials/_stepthrough.html),
-rendered from a small context with the attribute names of StationView that the partial
-reads. It answers with HX-Replace-Url set to the full page URL (/station?...&sub=N), so a
-reload, Back or a copied link gives the whole page at the same sub-step. The sub-step's
-narration is swapped into the page's live region out of band, except when the step-through
-itself asks for a silent refresh (HX-Trigger: stepthrough, after a slider moved the state),
-which leaves the address bar alone too (HX-Replace-Url: false).
+rendered from a small context that is both what the partial reads as `page` (the
+step-through) and what _live.html reads as `view` (the narration, the problems). It answers
+with HX-Replace-Url set to the full page URL (/station?...&sub=N), so a reload, Back or a
+copied link gives the whole page at the same sub-step. The sub-step's narration is swapped
+into the page's live region out of band, except when the step-through itself asks for a
+silent refresh (HX-Trigger: stepthrough, after a slider moved the state), which leaves the
+address bar alone too (HX-Replace-Url: false).
 A value the station cannot use answers 422 with the message in place, never a 500.
 """
 
@@ -31,7 +32,8 @@ ROOT_ID = "stepthrough"  # HX-Trigger of the step-through's own silent refresh
 
 @dataclass(frozen=True, slots=True)
 class StepContext:
-    """What the partial (and _live.html) read from ``view``, named as on StationView."""
+    """The step-through as the partial reads it from ``page`` (as on StationView), and the
+    narration and problems as _live.html reads them from ``view`` (as on LiveView)."""
 
     state: StationState
     settings: Settings
@@ -57,7 +59,7 @@ def _step(env: Env, state: StationState, live: bool) -> Context:
     # A silent refresh follows the address bar, it never sets it: the evidence answer that
     # asked for it has set it already, and a later one may have moved it on since.
     headers = (("HX-Replace-Url", st.page_url if live else "false"), FRAGMENT_VARY)
-    variables = {"view": view, "st_fragment": True, "st_live": live}
+    variables = {"view": view, "page": view, "st_fragment": True, "st_live": live}
     return Context(variables, 422 if st.problems else 200, headers)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.services import BesideChain
 from app.views import fmt
 from app.views.charts import BarChart, Gauge, PassChart, gauge, pass_chart, repair_chart
 from app.views.judgement import (
@@ -23,7 +24,7 @@ from witness import Settings
 from witness.core.settings import drafted_width, tree_nodes
 from witness.core.trace import BlockTrace, RequestTrace
 from witness.cost.costing import costing, scored_per_sequence
-from witness.judge.ensemble import Ensemble, compare
+from witness.judge.ensemble import Ensemble
 from witness.judge.evaluation import SIGNIFICANCE, FirstTokenCheck
 from witness.methods.block import is_chain
 from witness.serve.accounting import draft_cost, speedup_expected
@@ -440,12 +441,12 @@ def evidence_view(
     hrefs: tuple[str, ...],
     ens: Ensemble,
     *,
-    chain: Ensemble | None = None,
+    beside: BesideChain | None = None,
     judged: Savings | None = None,
     pending: tuple[str, str] | None = None,
 ) -> EvidenceView:
-    """``hrefs[i]`` is the page URL that selects block i. ``chain`` is the
-    ensemble of the chain twin (`chain_twin`) of a tree, typical or lookup state: with it,
+    """``hrefs[i]`` is the page URL that selects block i. ``beside`` is a tree, typical or
+    lookup state's chain twin and the comparison with it (`Witness.beside_chain`): with it,
     the evidence sets the method beside the chain at equal draft work. ``judged`` is the
     savings judgement of ``ens``, when the caller has made it already (the gates share it).
     ``pending`` is (block URL, page URL) where the worked block is fetched later instead of
@@ -476,24 +477,7 @@ def evidence_view(
         sampled_check=sampled_check_text(check),
         keeps_target=trace.check.keeps_target,
         legend=legend_of(settings),
-        beside_chain=(
-            beside_chain(trace, settings, ens, chain)
-            if chain is not None and not is_chain(settings)
-            else None
-        ),
-    )
-
-
-def chain_twin(s: Settings) -> Settings:
-    """The chain at the same k, the same seeds and the same switches: what a tree, typical
-    acceptance or prompt lookup is set beside."""
-    return s.model_copy(
-        update={
-            "tree_width": 1,
-            "drafting": "sample",
-            "acceptance": "exact",
-            "draft_source": "model",
-        }
+        beside_chain=None if beside is None else beside_chain(trace, settings, ens, beside),
     )
 
 
@@ -506,10 +490,11 @@ def _per_pass(x: float | None) -> str:
 
 
 def beside_chain(
-    trace: RequestTrace, s: Settings, ens: Ensemble, chain: Ensemble
+    trace: RequestTrace, s: Settings, ens: Ensemble, beside: BesideChain
 ) -> ChainComparison:
     """This method and its chain twin over the same seeded requests, at equal draft work:
     the same k, one batched draft pass per level, the same draft cost."""
+    chain, cmp = beside.chain, beside.comparison
     k, w = s.k, drafted_width(s)  # greedy leaves top and distinct one sibling a node
     lookup = s.draft_source == "lookup"
     # The chain twin runs the draft model, priced on the same machine as the method.
@@ -578,7 +563,6 @@ def beside_chain(
             f"{name}: {speedup_range(mine)}; the chain: {speedup_range(twin)}",
         ),
     )
-    cmp = compare(chain, c_chain, ens, c_method)
     if cmp.change == "same":
         verdict = f"{name} and the chain took the same passes on every one of the {n} requests."
     elif cmp.change == "within noise":

@@ -29,7 +29,6 @@ from app.views.evidence import (
     BlockDetail,
     EvidenceView,
     block_detail,
-    chain_twin,
     evidence_view,
 )
 from app.views.gates import InvariantView, VerdictView, invariant_view, narration, verdict_view
@@ -42,7 +41,6 @@ from app.views.stepthrough import StepThroughView, selected_block, stepthrough_v
 from app.views.sweep_chart import SweepChart, sweep_chart
 from witness import RequestTrace, Settings
 from witness.core.settings import SEED_MAX
-from witness.methods.block import is_chain
 
 SLICE_NOTE = f"{SLICE_BLOCKS:,}".replace(",", " ") + " seeded blocks per mode"
 
@@ -107,9 +105,12 @@ class LiveView:
 
 
 @dataclass(frozen=True, slots=True)
-class StationView(LiveView):
-    """The whole page: the live view, the prediction form and the step-through."""
+class StationView:
+    """The whole page: the live view (once revealed, with the sweep, the slice and the race
+    drawn in place) and what only the page shows: the prediction form's carried state, the
+    step-through and the class banner's form."""
 
+    live: LiveView
     carry_prediction: dict[str, str]
     stepthrough: StepThroughView
     class_send: dict[str, str] | None  # the class banner's no-JavaScript send form
@@ -152,10 +153,6 @@ def live_view(
         sep = "&" if "?" in page else "?"
         hrefs = tuple(f"{page}{sep}block={b.index}" for b in trace.blocks)
         ens = witness.ensemble(s)
-        # A tree, typical acceptance or a lookup is set beside the chain at the same k and
-        # seeds: the chain twin's requests served on those seeds (its own memo entry, shared
-        # by every such state), so both sides are judged by one estimator.
-        chain = None if is_chain(s) else witness.ensemble(chain_twin(s), served=True)
         # The savings judgement is made once: the evidence and the gates both show it.
         judged = savings(ens, s)
         evidence = evidence_view(
@@ -165,7 +162,7 @@ def live_view(
             witness.quick_check(s),
             hrefs,
             ens,
-            chain=chain,
+            beside=witness.beside_chain(s),
             judged=judged,
             pending=None if draw_detail else (state.url("/station/block"), state.url()),
         )
@@ -201,12 +198,15 @@ def live_view(
 def station_view(state: StationState, app: AppSettings, witness: Witness) -> StationView:
     live = live_view(state, app, witness, draw_detail=True)
     s = state.settings
-    parts = {name: getattr(live, name) for name in LiveView.__dataclass_fields__}
     if live.revealed:  # drawn inline on a whole page; the fragments fetch them afterwards
-        parts |= {"sweep": sweep_chart(witness.sweep(s), s), "slice": _slice(state, witness)}
-        parts["race"] = race_panel(state, witness, draw=True)
+        live = replace(
+            live,
+            sweep=sweep_chart(witness.sweep(s), s),
+            slice=_slice(state, witness),
+            race=race_panel(state, witness, draw=True),
+        )
     return StationView(
-        **parts,
+        live,
         carry_prediction=_without(state.query(), (*PREDICTION_FIELDS, "block")),
         stepthrough=stepthrough_view(state, live.trace, selected_block(state, live.trace)),
         class_send=class_send(state),

@@ -34,9 +34,14 @@ def state_of(url: str) -> StationState:
     return parse_state(parse_qsl(query, keep_blank_values=True))
 
 
-def page_view(url: str) -> StationView:
-    """What GET /station renders for ``url``."""
+def station_of(url: str) -> StationView:
+    """What GET /station renders for ``url``: the live view and what only the page shows."""
     return station_view(state_of(url), APP, WITNESS)
+
+
+def page_view(url: str) -> LiveView:
+    """The live view GET /station renders for ``url`` (the sweep, slice and race inline)."""
+    return station_of(url).live
 
 
 def live_of(url: str) -> LiveView:

@@ -62,6 +62,19 @@ def is_chain(s: Settings) -> bool:
     )
 
 
+def chain_twin(s: Settings) -> Settings:
+    """The chain at the same k, the same seeds and the same switches: what a tree, typical
+    acceptance or prompt lookup is set beside, at equal draft work."""
+    return s.model_copy(
+        update={
+            "tree_width": 1,
+            "drafting": "sample",
+            "acceptance": "exact",
+            "draft_source": "model",
+        }
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class SiblingGrids:
     """The request's keyed sibling uniforms, indexed [block, depth, sibling]."""

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.contract.route import SETTINGS_ADDED_LATER, WORKLOAD_FIELDS
-from app.views.station import StationView
+from app.views.station import LiveView
 from tests.app.forms import PREDICTED, find
 from tests.app.view_models import view_of
 from witness import Settings
@@ -49,7 +49,7 @@ def test_the_checkpoint_for_a_state_validates_and_reproduces_it(client: TestClie
     assert entry["station"] == "speculative-decoding"
     assert cp["prediction"]["intervention"] == "lengthen_k"
     assert cp["settings"] == Settings(k=8).model_dump()
-    page: StationView = view_of(client.get(cp["url"]))
+    page: LiveView = view_of(client.get(cp["url"]))
     assert page.settings == Settings(k=8)
     assert cp["acceptedPrefix"]["targetPasses"] == page.trace.totals.target_passes
     assert cp["invariant"]["keepsTarget"] is True
@@ -191,7 +191,7 @@ def test_configured_urls_are_used(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_carry_in_names_the_source_of_each_workload_field(
     client: TestClient, query: str, sources: list[str]
 ) -> None:
-    view: StationView = view_of(client.get(f"/station?{query}"))
+    view: LiveView = view_of(client.get(f"/station?{query}"))
     # Batch and context came with the cost of a pass: optional in a checkpoint.
     fields = ["prompt", "ttft_ms", "tpot_ms", "tokens", "batch", "context"]
     assert [r.field for r in view.carry] == fields
@@ -199,7 +199,7 @@ def test_carry_in_names_the_source_of_each_workload_field(
 
 
 def test_a_carried_workload_stays_spelled_out_in_the_url(client: TestClient) -> None:
-    view: StationView = view_of(client.get("/station?from=serving&tpot_ms=30"))
+    view: LiveView = view_of(client.get("/station?from=serving&tpot_ms=30"))
     query = view.state.query()
     assert query["tpot_ms"] == "30"  # the default value, kept because a link carried it
     assert {"ttft_ms", "tokens", "prompt"} <= set(query)

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from fastapi.testclient import TestClient
 
-from app.views.station import StationView
+from app.views.station import LiveView
 from tests.app.forms import PREDICTED, find, form_query, out_of_band, parse
 from tests.app.view_models import view_of
 from witness import Settings
@@ -52,7 +52,7 @@ def test_the_station_has_every_part_of_the_spec(client: TestClient) -> None:
 
 def test_evidence_stays_behind_the_prediction(client: TestClient) -> None:
     r = client.get("/station?k=6")
-    view: StationView = view_of(r)
+    view: LiveView = view_of(r)
     assert view.evidence is None
     assert view.invariant is None
     assert view.verdict is None
@@ -77,7 +77,7 @@ def test_recording_a_prediction_applies_it_and_opens_the_evidence(client: TestCl
     assert query["pred"] == "lengthen_k"
     assert query["base"].startswith("0.6,4,")
     page = client.get(r.headers["location"])
-    view: StationView = view_of(page)
+    view: LiveView = view_of(page)
     assert view.evidence is not None
     assert view.verdict is not None
     # The speed verdict compares the two settings over the same seeded requests.
@@ -89,7 +89,7 @@ def test_recording_a_prediction_applies_it_and_opens_the_evidence(client: TestCl
 
 def test_a_skip_is_recorded_and_opens_the_evidence(client: TestClient) -> None:
     r = client.get("/station/predict?pred=skip")
-    view: StationView = view_of(r)
+    view: LiveView = view_of(r)
     assert view.state.prediction is not None
     assert view.evidence is not None
     assert view.prediction.summary == "Prediction skipped (recorded)"
@@ -220,7 +220,7 @@ def test_without_javascript_the_instrument_form_renders_the_updated_page(
     assert action == "/station"
     r = client.get(f"{action}?{query}")
     assert r.status_code == 200
-    view: StationView = view_of(r)
+    view: LiveView = view_of(r)
     assert view.settings.k == 3
     assert view.settings.repair is False
     assert view.state.prediction is not None  # the hidden fields kept the prediction
@@ -233,14 +233,14 @@ def test_without_javascript_the_prediction_form_records_the_prediction(client: T
         html, "prediction-form", {"pred": "raise_match", "expect_kept": "yes"}
     )
     r = client.get(f"{action}?{query}")
-    view: StationView = view_of(r)
+    view: LiveView = view_of(r)
     assert view.settings.match == pytest.approx(0.7)
     assert view.state.prediction is not None
     assert view.state.prediction.base.match == 0.4
 
 
 def test_the_live_region_narrates_the_selected_block(client: TestClient) -> None:
-    view: StationView = view_of(client.get(f"/station?{PREDICTED}"))
+    view: LiveView = view_of(client.get(f"/station?{PREDICTED}"))
     detail = view.evidence.detail  # type: ignore[union-attr]
     assert view.narration.startswith(f"Block {detail.number}.")
     assert re.search(
@@ -273,9 +273,9 @@ def test_carried_in_text_is_rendered_inert(client: TestClient) -> None:
 def test_state_round_trips_through_the_url(client: TestClient) -> None:
     settings = Settings(match=0.35, k=7, draft_cost=0.25, repair=False, seed=99, tokens=30)
     query = "match=0.35&k=7&draft_cost=0.25&repair=off&seed=99&tokens=30&pred=skip&block=2"
-    view: StationView = view_of(client.get(f"/station?{query}"))
+    view: LiveView = view_of(client.get(f"/station?{query}"))
     assert view.settings == settings
-    again: StationView = view_of(client.get(view.links.page))
+    again: LiveView = view_of(client.get(view.links.page))
     assert again.settings == settings
     assert again.state == view.state
 

@@ -10,18 +10,18 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.state.presets import BY_ID, PRESETS
-from app.views.station import StationView
+from app.views.station import LiveView
 from tests.app.forms import find
 from tests.app.view_models import WITNESS, view_of
 from witness import Settings, optimal_k
 
 
-def open_preset(client: TestClient, preset: str) -> StationView:
+def open_preset(client: TestClient, preset: str) -> LiveView:
     html = client.get("/station?pred=skip").text
     (link,) = find(html, data_testid=f"preset-{preset}")
     r = client.get(link.attrs["href"])
     assert r.status_code == 200
-    view: StationView = view_of(r)
+    view: LiveView = view_of(r)
     return view
 
 
@@ -38,7 +38,7 @@ def test_every_preset_loads_with_its_hint_and_question(client: TestClient, prese
 
 
 def test_each_preset_evidence_matches_its_hint(client: TestClient) -> None:
-    def at(preset: str) -> StationView:
+    def at(preset: str) -> LiveView:
         return open_preset(client, preset)
 
     well, mismatched = at("well-matched"), at("mismatched")
@@ -87,7 +87,7 @@ def test_a_moved_preset_says_so(client: TestClient) -> None:
 
 
 def test_the_sweep_marks_the_optimum_of_the_formula(client: TestClient) -> None:
-    view: StationView = view_of(client.get("/station?pred=skip&draft_cost=0.05&match=0.7"))
+    view: LiveView = view_of(client.get("/station?pred=skip&draft_cost=0.05&match=0.7"))
     chart = view.sweep
     assert chart is not None
     alpha = float(re.search(r"station's α = (\d\.\d+)", chart.summary).group(1))  # type: ignore[union-attr]
@@ -98,7 +98,7 @@ def test_the_sweep_marks_the_optimum_of_the_formula(client: TestClient) -> None:
     assert abs(sweep.alpha - alpha) < 0.0005
     assert chart.optimum_x == chart.expected[opt - 1].x
     # The measured curve does not depend on the instrument's k, only marks it.
-    other: StationView = view_of(client.get("/station?pred=skip&draft_cost=0.05&match=0.7&k=12"))
+    other: LiveView = view_of(client.get("/station?pred=skip&draft_cost=0.05&match=0.7&k=12"))
     assert [p.y for p in other.sweep.measured] == [p.y for p in chart.measured]  # type: ignore[union-attr]
     assert other.sweep.current_x != chart.current_x  # type: ignore[union-attr]
 
@@ -116,7 +116,7 @@ def test_the_evaluation_slice_passes_lossless_and_fails_each_shortcut(client: Te
     html = client.get("/station?pred=skip").text
     (run,) = find(html, data_testid="run-slice")
     page = client.get(run.attrs["href"].split("#")[0])
-    view: StationView = view_of(page)
+    view: LiveView = view_of(page)
     assert view.slice is not None
     verdicts = {r.mode: r.verdict for r in view.slice.rows}
     assert verdicts == {"lossless": "keeps p", "no_repair": "fails p", "no_verify": "fails p"}
@@ -131,7 +131,7 @@ def test_the_evaluation_slice_passes_lossless_and_fails_each_shortcut(client: Te
 
 
 def test_the_slice_stays_behind_the_prediction(client: TestClient) -> None:
-    view: StationView = view_of(client.get("/station?slice=1"))
+    view: LiveView = view_of(client.get("/station?slice=1"))
     assert view.slice is None
     assert "opens once a prediction is recorded" in client.get("/station?slice=1").text
 
@@ -160,9 +160,9 @@ def test_every_view_option_is_reachable_from_the_page(
 def test_the_full_share_link_is_the_canonical_page_url(client: TestClient) -> None:
     # The link with the prediction (offered beside the default one, which leaves it out:
     # tests/app/views/test_prediction.py) reproduces exactly this state.
-    view: StationView = view_of(client.get("/station?k=6&pred=skip&block=1"))
+    view: LiveView = view_of(client.get("/station?k=6&pred=skip&block=1"))
     assert view.classroom.share_full_url == view.links.page
-    again: StationView = view_of(client.get(view.classroom.share_full_url))
+    again: LiveView = view_of(client.get(view.classroom.share_full_url))
     assert again.state == view.state
     assert again.settings == Settings(k=6)
 

@@ -16,7 +16,7 @@ from app.contract.route import Intervention
 from app.state.interventions import apply_intervention
 from app.state.presets import PRESETS
 from app.state.query import PREDICTION_FIELDS
-from app.views.station import StationView
+from app.views.station import LiveView
 from tests.app.forms import PREDICTED, find, form_query, out_of_band
 from tests.app.view_models import WITNESS, view_of
 from witness import Settings
@@ -44,14 +44,14 @@ def text_of(html: str, testid: str) -> str:
     return unescape(re.sub(r"<[^>]+>", " ", m.group(2))).strip()
 
 
-def record(client: TestClient, query: str) -> tuple[str, StationView, str]:
+def record(client: TestClient, query: str) -> tuple[str, LiveView, str]:
     """Record a prediction as the form does: (redirect target, the page's view, its HTML)."""
     r = client.get(f"/station/predict?{query}", follow_redirects=False)
     assert r.status_code == 303
     location = r.headers["location"]
     page = client.get(location)
     assert page.status_code == 200
-    view: StationView = view_of(page)
+    view: LiveView = view_of(page)
     return location, view, page.text
 
 
@@ -148,7 +148,7 @@ def test_undo_returns_to_the_prediction_settings_and_keeps_the_prediction(
     (undo,) = find(html, data_testid="undo-intervention")
     assert undo.attrs["href"].endswith("#prediction-change")
     page = client.get(undo.attrs["href"])
-    view: StationView = view_of(page)
+    view: LiveView = view_of(page)
     assert view.state.prediction == applied.state.prediction  # still recorded, same base
     assert view.settings == applied.state.prediction.base  # type: ignore[union-attr]
     assert view.settings == Settings(k=5, seed=3)
@@ -164,7 +164,7 @@ def test_undo_returns_to_the_prediction_settings_and_keeps_the_prediction(
     # ... and the intervention can be applied again, from the same line.
     (redo,) = find(page.text, data_testid="redo-intervention")
     assert "k 5 → 10" in unescape(page.text.split('data-testid="redo-intervention"', 1)[1])
-    again: StationView = view_of(client.get(redo.attrs["href"]))
+    again: LiveView = view_of(client.get(redo.attrs["href"]))
     assert again.settings == applied.settings
     assert again.prediction.change.kind == "applied"  # type: ignore[union-attr]
 
@@ -176,7 +176,7 @@ def test_without_javascript_the_form_then_undo_round_trip(client: TestClient) ->
     page = client.get(f"{action}?{query}")  # the redirect followed, as a browser does
     assert "Your intervention was applied: match 0.40 → 0.70." in unescape(page.text)
     (undo,) = find(page.text, data_testid="undo-intervention")
-    back: StationView = view_of(client.get(undo.attrs["href"]))
+    back: LiveView = view_of(client.get(undo.attrs["href"]))
     assert back.settings.match == 0.4
     assert back.state.prediction is not None
     assert back.state.prediction.intervention is Intervention.RAISE_MATCH
@@ -216,7 +216,7 @@ def test_after_a_slider_move_the_change_line_says_how_the_instrument_moved(
     )
     (undo,) = find(line.split(">", 1)[1], data_testid="undo-intervention")
     assert "Back to the prediction's settings (k 4, repair on)" in unescape(line)
-    back: StationView = view_of(client.get(undo.attrs["href"]))
+    back: LiveView = view_of(client.get(undo.attrs["href"]))
     assert back.settings == Settings()
     assert back.state.prediction is not None
     (redo,) = find(line.split(">", 1)[1], data_testid="redo-intervention")
@@ -254,12 +254,12 @@ def test_a_link_to_a_held_back_preset_keeps_its_name_and_hint_until_the_predicti
     p = next(p for p in PRESETS if p.id == "unsafe-shortcut")
     query = "match=0.3&repair=off&preset=unsafe-shortcut"
     before = client.get(f"/station?{query}")
-    view: StationView = view_of(before)
+    view: LiveView = view_of(before)
     assert view.classroom.current is None and view.classroom.current_held
     text = unescape(before.text)
     assert p.hint not in text and p.title not in text
     assert 'data-testid="preset-held"' in before.text
-    after: StationView = view_of(client.get(f"/station?{query}&pred=skip"))
+    after: LiveView = view_of(client.get(f"/station?{query}&pred=skip"))
     assert after.classroom.current is not None
     assert after.classroom.current.hint == p.hint
     assert not after.classroom.current_held
@@ -270,7 +270,7 @@ def test_a_link_to_a_held_back_preset_keeps_its_name_and_hint_until_the_predicti
 
 def test_the_share_link_leaves_the_prediction_out_by_default(client: TestClient) -> None:
     page = client.get(f"/station?{PREDICTED}&seed=4&block=1")
-    view: StationView = view_of(page)
+    view: LiveView = view_of(page)
     c = view.classroom
     url = urlsplit(c.share_url)
     assert url.fragment == "step-03"  # it opens at the prediction

@@ -18,7 +18,7 @@ import pytest
 
 from app.contract.checkpoint import checkpoint
 from app.views import fmt
-from app.views.station import StationView
+from app.views.station import LiveView
 from tests.app.view_models import WITNESS, page_view, state_of
 from witness import Settings
 from witness.core.settings import drafted_width, max_depth, tree_nodes
@@ -79,12 +79,12 @@ MODES = {
 }
 
 
-def _view(q: str) -> StationView:
+def _view(q: str) -> LiveView:
     return page_view(f"/station?pred=skip&slice=1&{q}")
 
 
 @pytest.fixture(scope="module", params=list(MODES), ids=list(MODES))
-def mode(request: pytest.FixtureRequest) -> tuple[str, StationView]:
+def mode(request: pytest.FixtureRequest) -> tuple[str, LiveView]:
     return request.param, _view(MODES[request.param])
 
 
@@ -100,7 +100,7 @@ def _over(ens: Ensemble) -> str:
     return f"{len(ens.seeds)} {unit}"
 
 
-def test_the_gates_say_what_the_witness_says(mode: tuple[str, StationView]) -> None:
+def test_the_gates_say_what_the_witness_says(mode: tuple[str, LiveView]) -> None:
     _, v = mode
     s, t, c = v.settings, v.trace.totals, v.trace.check
     ens = WITNESS.ensemble(s)
@@ -163,7 +163,7 @@ def test_the_gates_say_what_the_witness_says(mode: tuple[str, StationView]) -> N
     assert ("this speedup claim stands" in inv.summary) == (inv.correctness.holds and sv.holds)
 
 
-def test_the_figures_label_one_request_and_the_ensemble(mode: tuple[str, StationView]) -> None:
+def test_the_figures_label_one_request_and_the_ensemble(mode: tuple[str, LiveView]) -> None:
     _, v = mode
     s, t = v.settings, v.trace.totals
     ens = WITNESS.ensemble(s)
@@ -188,7 +188,7 @@ def test_the_figures_label_one_request_and_the_ensemble(mode: tuple[str, Station
         assert est.mean > speedup_expected(ens.alpha, s.k, c, verify=True)  # type: ignore[operator]
 
 
-def test_the_request_sentences_follow_the_switches(mode: tuple[str, StationView]) -> None:
+def test_the_request_sentences_follow_the_switches(mode: tuple[str, LiveView]) -> None:
     _, v = mode
     s, e = v.settings, v.evidence
     assert e is not None
@@ -219,7 +219,7 @@ def test_the_request_sentences_follow_the_switches(mode: tuple[str, StationView]
 
 
 def test_the_checks_never_claim_agreement_they_have_not_shown(
-    mode: tuple[str, StationView],
+    mode: tuple[str, LiveView],
 ) -> None:
     _, v = mode
     e = v.evidence
@@ -240,7 +240,7 @@ def test_the_checks_never_claim_agreement_they_have_not_shown(
             assert row.verdict.startswith("keeps p") == (m.tv_exact <= EXACT)
 
 
-def test_the_sweep_caption_is_honest_about_its_optimum(mode: tuple[str, StationView]) -> None:
+def test_the_sweep_caption_is_honest_about_its_optimum(mode: tuple[str, LiveView]) -> None:
     _, v = mode
     s, chart = v.settings, v.sweep
     assert chart is not None
@@ -284,7 +284,7 @@ def test_the_sweep_caption_is_honest_about_its_optimum(mode: tuple[str, StationV
 
 
 def test_the_cost_model_is_named_as_the_state_prices_passes(
-    mode: tuple[str, StationView],
+    mode: tuple[str, LiveView],
 ) -> None:
     """Custom prices a pass the same whatever it scores; a machine by what it scores. A note
     that says "priced like one that scores k + 1" or "a wider pass costs what a narrow one
@@ -314,7 +314,7 @@ def test_the_cost_model_is_named_as_the_state_prices_passes(
 
 
 def test_the_readout_and_the_checkpoint_quote_the_same_numbers(
-    mode: tuple[str, StationView],
+    mode: tuple[str, LiveView],
 ) -> None:
     _, v = mode
     s = v.settings

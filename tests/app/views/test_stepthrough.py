@@ -16,7 +16,7 @@ from app.state.query import parse_state
 from app.views.charts import exact
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from tests.app.forms import find
-from tests.app.view_models import page_view, step_of, trace_of
+from tests.app.view_models import station_of, step_of, trace_of
 from witness import Settings
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"  # a recorded skip at the defaults: evidence open
@@ -516,7 +516,7 @@ def test_the_page_includes_the_step_through_at_the_sub_step_in_the_url(
 def test_the_wired_page_shows_the_step_through(client: TestClient) -> None:
     r = client.get(f"/station?{SKIP}&sub=2")
     assert r.status_code == 200
-    view = page_view(f"/station?{SKIP}&sub=2")
+    view = station_of(f"/station?{SKIP}&sub=2")
     assert view.stepthrough.narration == DEFAULT_NARRATIONS[2]
     assert 'id="stepthrough"' in r.text
     assert "Step 3 of 5" in r.text

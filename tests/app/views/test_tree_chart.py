@@ -14,17 +14,18 @@ from fastapi.testclient import TestClient
 from app.views.evidence import (
     block_detail,
     block_tokens,
-    chain_twin,
     evidence_view,
     first_rejection_text,
     legend_of,
 )
+from app.views.judgement import EXACT
 from app.views.station import block_fragment
 from app.views.tree_chart import TreeChart, ending_kind, ratio, tree_chart, versus
 from tests.app.view_models import WITNESS, state_of, trace_of
 from witness import RequestTrace, Settings
 from witness.core.settings import drafted_width, tree_nodes
 from witness.core.trace import BlockTrace
+from witness.methods.block import chain_twin
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"
 REPEAT = "the draft model proposes the draft model proposes a token"
@@ -282,10 +283,14 @@ def test_width_4_k_2_fits_the_picture() -> None:
 @pytest.mark.parametrize("mode", ["tree sample", "typical", "lookup match", "verify off"])
 def test_the_method_beside_its_chain_twin(mode: str) -> None:
     s, trace = trace_for(mode)
-    ens, chain = WITNESS.ensemble(s), WITNESS.ensemble(chain_twin(s), served=True)
-    assert ens.seeds == chain.seeds
+    ens, beside = WITNESS.ensemble(s), WITNESS.beside_chain(s)
+    assert beside is not None
+    chain = beside.chain
+    # One estimator on both sides: the twin served on the method's own seeds.
+    assert ens.seeds == chain.seeds and ens.estimator == chain.estimator != EXACT
+    assert beside.comparison == WITNESS.compare(chain_twin(s), s)
     hrefs = tuple("" for _ in trace.blocks)
-    view = evidence_view(trace, s, 0, WITNESS.quick_check(s), hrefs, ens, chain=chain)
+    view = evidence_view(trace, s, 0, WITNESS.quick_check(s), hrefs, ens, beside=beside)
     bc = view.beside_chain
     assert bc is not None
     rows = {r.label: r for r in bc.rows}
@@ -317,6 +322,8 @@ def test_the_method_beside_its_chain_twin(mode: str) -> None:
         else:
             assert "does not keep p" in notes
     assert str(len(ens.seeds)) in bc.verdict
+    change = beside.comparison.change
+    assert ("same passes" if change == "same" else change) in bc.verdict
 
 
 def test_the_chain_has_nothing_beside_it() -> None:
@@ -324,6 +331,7 @@ def test_the_chain_has_nothing_beside_it() -> None:
     trace = trace_of(s)
     ens = WITNESS.ensemble(s)
     hrefs = tuple("" for _ in trace.blocks)
-    view = evidence_view(trace, s, 0, WITNESS.quick_check(s), hrefs, ens, chain=ens)
+    assert WITNESS.beside_chain(s) is None
+    view = evidence_view(trace, s, 0, WITNESS.quick_check(s), hrefs, ens, beside=None)
     assert view.beside_chain is None
     assert view.detail.tree is None
