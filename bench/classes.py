@@ -34,7 +34,6 @@ import json  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
 import shutil  # noqa: E402
-import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
@@ -45,7 +44,14 @@ ROOT = _HERE.parent
 sys.path.insert(0, str(ROOT))
 from app.classes.records import PREDICTABLE, QUESTIONS  # noqa: E402
 from app.config import AppSettings, worker_count  # noqa: E402
-from bench.serving import HOST, free_port, pct, start_server, wait_healthy  # noqa: E402
+from bench.serving import (  # noqa: E402
+    HOST,
+    free_port,
+    pct,
+    start_server,
+    stop_server,
+    wait_healthy,
+)
 
 JSON = {"Content-Type": "application/json"}
 
@@ -132,11 +138,7 @@ def main() -> int:
               f"{args.workers} worker(s), {store}, load average {load:.2f}")  # fmt: skip
         run(port, args.learners, args.rounds)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc)
         shutil.rmtree(data, ignore_errors=True)
     return 0
 

@@ -66,7 +66,14 @@ from typing import Any  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from app.config import AppSettings, worker_count  # noqa: E402
-from bench.serving import HOST, free_port, pct, start_server, wait_healthy  # noqa: E402
+from bench.serving import (  # noqa: E402
+    HOST,
+    free_port,
+    pct,
+    start_server,
+    stop_server,
+    wait_healthy,
+)
 
 P99_BUDGET_MS = 16.0
 THROUGHPUT_BUDGET = 0.60
@@ -578,12 +585,7 @@ def main() -> int:
                     budget=(95, LECTURE_P95_MS),
                 )
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_server(proc, timeout=10)
     return 0
 
 

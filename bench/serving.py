@@ -53,6 +53,16 @@ def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0
     return False
 
 
+def stop_server(proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    """Stop the server: SIGTERM (uvicorn's graceful shutdown), then SIGKILL past ``timeout``."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def pct(xs: list[float], q: int) -> float:
     """The q-th percentile (inclusive method)."""
     return statistics.quantiles(xs, n=100, method="inclusive")[q - 1]

@@ -9,15 +9,13 @@ look changes; the picture is never edited by hand.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS, SERVE  # noqa: E402
+from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS, live_station  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "station.png"
@@ -25,27 +23,13 @@ STATE = "/station?pred=skip&match=0.6&k=4#step-04"
 
 
 def main() -> int:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)
-    host, port = sock.getsockname()
     env = {k: v for k, v in os.environ.items() if not k.startswith("STATION08_")}
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(sock.fileno())],
-        cwd=ROOT,
-        env=env,
-        pass_fds=(sock.fileno(),),
-    )
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 800})
-            page.goto(f"http://{host}:{port}{STATE}", wait_until="networkidle")
-            page.screenshot(path=str(OUT))
-            browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with live_station(env) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{url}{STATE}", wait_until="networkidle")
+        page.screenshot(path=str(OUT))
+        browser.close()
     print(f"wrote {OUT.relative_to(ROOT)}")
     return 0
 

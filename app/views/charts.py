@@ -24,6 +24,31 @@ class Point:
     label: str
 
 
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A line chart's canvas and plot area in the SVG's units; the axes run along ``left``
+    and ``bottom``. A chart's view extends it, so the template reads the frame off the chart."""
+
+    width: int
+    height: int
+    left: float
+    right: float
+    top: float
+    bottom: float
+
+    def args(self) -> tuple[int, int, float, float, float, float]:
+        """The fields in order: the first arguments of a chart that extends Frame."""
+        return (self.width, self.height, self.left, self.right, self.top, self.bottom)
+
+    def x(self, value: float, span: float) -> float:
+        """``value`` on a linear x axis from 0 at ``left`` to ``span`` at ``right``."""
+        return round(self.left + (self.right - self.left) * value / span, 2)
+
+    def y(self, value: float, peak: float) -> float:
+        """``value`` on a linear y axis from 0 at ``bottom`` to ``peak`` at ``top``."""
+        return round(self.bottom - (self.bottom - self.top) * value / peak, 2)
+
+
 class _XY(Protocol):
     @property
     def x(self) -> float: ...

@@ -22,9 +22,9 @@ from app.views.pricing import cost_short
 from app.views.tree_chart import TreeChart, ending_sentence, method_name, tree_chart
 from witness import Settings
 from witness.core.settings import drafted_width, tree_nodes
-from witness.core.trace import BlockTrace, RequestTrace
+from witness.core.trace import BlockTrace, RequestTrace, Totals
 from witness.cost.costing import costing, scored_per_sequence
-from witness.judge.ensemble import Ensemble
+from witness.judge.ensemble import Ensemble, Estimate
 from witness.judge.evaluation import SIGNIFICANCE, FirstTokenCheck
 from witness.methods.block import is_chain
 from witness.serve.accounting import draft_cost, speedup_expected
@@ -288,38 +288,18 @@ def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Fig
     if not is_chain(settings):
         return _method_figures(trace, settings, ens)
     t = trace.totals
-    per_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
     est = ens.speedup(costing(settings))
     drafted = f"at most k = {settings.k} per block (the last drafts only what is left)"
-    return (
-        Figure(
-            "Target passes",
-            f"{t.target_passes}",
-            f"plain decoding needs {t.baseline_target_passes}",
-        ),
-        Figure("Draft passes", f"{t.draft_passes}", f"{drafted}, {t.blocks} blocks"),
-        Figure("Tokens per target pass", per_pass, f"accepted drafts {t.accepted_drafts}"),
-        Figure(
-            "Speedup of this one request",
-            fmt.speedup(t.speedup_measured),
-            f"seed {settings.seed}: one request is an example, not a verdict",
-        ),
-        Figure(
-            f"Speedup over {counted(est, seeds=False)}",
-            fmt.speedup(est.mean),
-            speedup_range(est, greedy=settings.greedy),
-        ),
-        Figure(
-            "Speedup by the formula",
-            fmt.speedup(formula_speedup(ens, settings)),
+    return _figures(
+        t,
+        settings,
+        est,
+        passes=f"{drafted}, {t.blocks} blocks",
+        per_pass_note=f"accepted drafts {t.accepted_drafts}",
+        formula=fmt.speedup(formula_speedup(ens, settings)),
+        formula_note=(
             f"at the station's α = {ens.alpha:.3f} (mean over {alpha_over(ens)}; this "
-            f"request's own {t.mean_alpha:.3f}), {cost_short(settings)}",
-        ),
-        Figure(
-            "Time at TPOT",
-            fmt.ms(t.ms_speculative),
-            f"this request; plain {fmt.ms(t.ms_baseline)} "
-            f"(TTFT {settings.ttft_ms:g} ms, TPOT {settings.tpot_ms:g} ms)",
+            f"request's own {t.mean_alpha:.3f}), {cost_short(settings)}"
         ),
     )
 
@@ -328,7 +308,6 @@ def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Fi
     """`figures` for a tree, typical acceptance or prompt lookup: the same figures, with the
     draft work, the verification width and the copied draft's zero cost said."""
     t = trace.totals
-    per_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
     c = draft_cost(s)
     est = ens.speedup(costing(s))
     if s.draft_source == "lookup":
@@ -347,6 +326,41 @@ def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Fi
         else ""
     )
     formula = speedup_expected(ens.alpha, s.k, c, verify=s.verify)
+    return _figures(
+        t,
+        s,
+        est,
+        passes=passes,
+        per_pass_note=f"depths that stood {t.accepted_drafts}{scored}",
+        formula=fmt.speedup(formula),
+        formula_note=(
+            f"at the station's α = {ens.alpha:.3f} (here the chance that "
+            f"{'a copied token' if s.draft_source == 'lookup' else 'a level'} stands, mean "
+            f"over every depth {est.n} requests reach; this request's own "
+            f"{t.mean_alpha:.3f}), {cost_short(s)}"
+            + (
+                " (a copied draft costs nothing; the formula assumes k copied words at every "
+                "block, and lookup copies only where the last words were seen before)"
+                if s.draft_source == "lookup"
+                else ""
+            )
+        ),
+    )
+
+
+def _figures(
+    t: Totals,
+    s: Settings,
+    est: Estimate,
+    *,
+    passes: str,
+    per_pass_note: str,
+    formula: str,
+    formula_note: str,
+) -> tuple[Figure, ...]:
+    """The figures in their order; a chain and a method differ only in what they say of the
+    draft passes, the tokens per pass and the formula."""
+    per_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
     return (
         Figure(
             "Target passes",
@@ -354,9 +368,7 @@ def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Fi
             f"plain decoding needs {t.baseline_target_passes}",
         ),
         Figure("Draft passes", f"{t.draft_passes}", passes),
-        Figure(
-            "Tokens per target pass", per_pass, f"depths that stood {t.accepted_drafts}{scored}"
-        ),
+        Figure("Tokens per target pass", per_pass, per_pass_note),
         Figure(
             "Speedup of this one request",
             fmt.speedup(t.speedup_measured),
@@ -367,20 +379,7 @@ def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Fi
             fmt.speedup(est.mean),
             speedup_range(est, greedy=s.greedy),
         ),
-        Figure(
-            "Speedup by the formula",
-            fmt.speedup(formula),
-            f"at the station's α = {ens.alpha:.3f} (here the chance that "
-            f"{'a copied token' if s.draft_source == 'lookup' else 'a level'} stands, mean "
-            f"over every depth {est.n} requests reach; this request's own "
-            f"{t.mean_alpha:.3f}), {cost_short(s)}"
-            + (
-                " (a copied draft costs nothing; the formula assumes k copied words at every "
-                "block, and lookup copies only where the last words were seen before)"
-                if s.draft_source == "lookup"
-                else ""
-            ),
-        ),
+        Figure("Speedup by the formula", formula, formula_note),
         Figure(
             "Time at TPOT",
             fmt.ms(t.ms_speculative),

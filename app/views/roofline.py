@@ -13,12 +13,11 @@ import math
 from dataclasses import dataclass
 
 from app.views import fmt
-from app.views.charts import Point, polyline
+from app.views.charts import Frame, Point, polyline
 from witness.cost.measured import MeasuredRoofline, routine_note
 
 LABEL = "Measured on this server (not part of the deterministic witness)"
-WIDTH, HEIGHT = 640, 300
-LEFT, RIGHT, TOP, BOTTOM = 60.0, 612.0, 44.0, 252.0
+FRAME = Frame(width=640, height=300, left=60.0, right=612.0, top=44.0, bottom=252.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,13 +28,7 @@ class Tick:
 
 
 @dataclass(frozen=True, slots=True)
-class RooflineChart:
-    width: int
-    height: int
-    left: float
-    right: float
-    top: float
-    bottom: float
+class RooflineChart(Frame):
     measured: tuple[Point, ...]
     measured_path: str
     model: tuple[Point, ...]
@@ -89,10 +82,10 @@ def roofline_chart(m: MeasuredRoofline, sentence: str) -> RooflineChart:
     top = step * math.ceil(max(values_ms) * 1.1 / step)
 
     def x(n: float) -> float:
-        return round(LEFT + (RIGHT - LEFT) * math.log2(n) / span, 2)
+        return FRAME.x(math.log2(n), span)
 
     def y(ms: float) -> float:
-        return round(BOTTOM - (BOTTOM - TOP) * ms / top, 2)
+        return FRAME.y(ms, top)
 
     measured = tuple(
         Point(x(p.width), y(p.seconds * 1e3), f"{p.width} vectors: measured {_ms(p.seconds)}")
@@ -113,19 +106,15 @@ def roofline_chart(m: MeasuredRoofline, sentence: str) -> RooflineChart:
         "line)."
     )
     return RooflineChart(
-        width=WIDTH,
-        height=HEIGHT,
-        left=LEFT,
-        right=RIGHT,
-        top=TOP,
-        bottom=BOTTOM,
+        *FRAME.args(),
         measured=measured,
         measured_path=polyline(measured),
         model=model,
         model_path=polyline(model),
-        x_ticks=tuple(Tick(x(p.width), BOTTOM + 16.0, str(p.width)) for p in m.points),
+        x_ticks=tuple(Tick(x(p.width), FRAME.bottom + 16.0, str(p.width)) for p in m.points),
         y_ticks=tuple(
-            Tick(LEFT, y(i * step), f"{i * step:g}") for i in range(int(round(top / step)) + 1)
+            Tick(FRAME.left, y(i * step), f"{i * step:g}")
+            for i in range(int(round(top / step)) + 1)
         ),
         knee_x=x(knee) if on_axis else None,
         knee_label=f"model compute-bound past {knee:.1f} vectors",

@@ -137,7 +137,7 @@ class TreeStepRow:
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """One sub-step of a method's walk: which sibling it tests (level, sibling), if any."""
+    """One sub-step of a walk; at a method's sibling test, which sibling (level, sibling)."""
 
     kind: str
     title: str
@@ -176,7 +176,36 @@ def stepthrough_view(
     if not is_chain(s):
         return _method_view(state, block, all_problems, clamp_quietly)
     kinds = _kinds(block, s.verify, s.repair)
-    count = len(kinds)
+    plan = tuple(
+        Plan(
+            kind,
+            words.title(block, kind, i),
+            words.narration(block, s.verify, s.repair, s.greedy, kind, i),
+        )
+        for i, kind in enumerate(kinds)
+    )
+    count = len(plan)
+    sub, problems = _shown_sub(state, block, count, all_problems, clamp_quietly)
+    return _view(
+        state,
+        block,
+        plan,
+        sub,
+        problems,
+        mode=words.mode_text(s.verify, s.repair, s.greedy),
+        intro=words.intro(block, s.verify, count),
+        rows=_rows(block, s.verify, kinds, sub),
+        output=_output(block, s.verify, kinds, sub),
+        output_note=_output_note(block, count, sub),
+        gauge=_gauge(block, kinds, sub),
+        ending=_ending(block, s.verify, s.repair) if sub == count - 1 else None,
+    )
+
+
+def _shown_sub(
+    state: StationState, block: BlockTrace, count: int, all_problems: bool, clamp_quietly: bool
+) -> tuple[int | None, tuple[str, ...]]:
+    """The sub-step on screen, clamped to the block's last, and the problems shown with it."""
     problems = [p.message for p in state.problems if all_problems or p.field == "sub"]
     sub = state.options.sub
     if sub is not None and sub >= count and not clamp_quietly:
@@ -186,53 +215,76 @@ def stepthrough_view(
         )
     if sub is not None and sub >= count:
         sub = count - 1
+    return sub, tuple(problems)
+
+
+def _link(state: StationState, label: str, sub: int | None) -> NavLink:
+    """The full page and the fragment at sub-step ``sub`` (None: the step-through closed)."""
+    at = replace(state, options=replace(state.options, sub=sub))
+    return NavLink(label, at.url() + ANCHOR, at.url(FRAGMENT_PATH))
+
+
+def _view(
+    state: StationState,
+    block: BlockTrace,
+    plan: tuple[Plan, ...],
+    sub: int | None,
+    problems: tuple[str, ...],
+    *,
+    mode: str,
+    intro: str,
+    output: tuple[TokenView, ...],
+    output_note: str,
+    gauge: Gauge | None,
+    ending: Ending | None,
+    rows: tuple[StepRow, ...] = (),
+    tree: bool = False,
+    tree_rows: tuple[TreeStepRow, ...] = (),
+    test_kind: str = "u",
+) -> StepThroughView:
+    """What a chain and a method's walk show alike: the sub-step list, the progress, the
+    navigation and the current narration; the tables, output and ending come from the walk."""
+    s = state.settings
+    count = len(plan)
     revealed = state.prediction is not None
-    narrations = tuple(
-        words.narration(block, s.verify, s.repair, s.greedy, k, i) for i, k in enumerate(kinds)
-    )
-
-    def at(n: int | None) -> StationState:
-        return replace(state, options=replace(state.options, sub=n))
-
-    def link(label: str, n: int | None) -> NavLink:
-        return NavLink(label, at(n).url() + ANCHOR, at(n).url(FRAGMENT_PATH))
-
     none = NavLink("", "", "")
     steps = tuple(
-        _sub_step(i, kind, words.title(block, kind, i), narrations[i], _status(i, sub), link("", i))
-        for i, kind in enumerate(kinds)
+        _sub_step(i, p.kind, p.title, p.narration, _status(i, sub), _link(state, "", i))
+        for i, p in enumerate(plan)
     )
-    current = steps[sub] if sub is not None else None
     return StepThroughView(
         revealed=revealed,
         open=sub is not None,
         page_url=state.url(),
         block_number=block.index + 1,
         context=" ".join(block.context),
-        mode=words.mode_text(s.verify, s.repair, s.greedy),
-        intro=words.intro(block, s.verify, count),
+        mode=mode,
+        intro=intro,
         steps=steps,
-        current=current,
+        current=steps[sub] if sub is not None else None,
         progress=f"Step {sub + 1} of {count}"
         if sub is not None
         else f"Not started: {count} sub-steps",
-        rows=_rows(block, s.verify, kinds, sub),
+        rows=rows,
         p_known=sub is not None and sub >= 1 and s.verify,
         p_missing="not yet" if s.verify else "not computed",
-        output=_output(block, s.verify, kinds, sub),
-        output_note=_output_note(block, len(kinds), sub),
-        gauge=_gauge(block, kinds, sub),
-        ending=_ending(block, s.verify, s.repair) if sub == count - 1 else None,
-        back=link("Back", sub - 1) if sub is not None and sub > 0 else none,
+        output=output,
+        output_note=output_note,
+        gauge=gauge,
+        ending=ending,
+        back=_link(state, "Back", sub - 1) if sub is not None and sub > 0 else none,
         next=(
-            link("Next", sub + 1)
+            _link(state, "Next", sub + 1)
             if sub is not None and sub < count - 1
-            else (link("Start", 0) if sub is None else none)
+            else (_link(state, "Start", 0) if sub is None else none)
         ),
-        reset=link("Reset", 0),
-        close=link("Close", None),
-        problems=tuple(problems),
-        narration=narrations[sub] if sub is not None and revealed else "",
+        reset=_link(state, "Reset", 0),
+        close=_link(state, "Close", None),
+        problems=problems,
+        narration=plan[sub].narration if sub is not None and revealed else "",
+        tree=tree,
+        tree_rows=tree_rows,
+        test_kind=test_kind,
     )
 
 
@@ -510,60 +562,19 @@ def _method_view(
     s = state.settings
     plan = tree_plan(block, s)
     count = len(plan)
-    problems = [p.message for p in state.problems if all_problems or p.field == "sub"]
-    sub = state.options.sub
-    if sub is not None and sub >= count and not clamp_quietly:
-        problems.append(
-            f"sub must be from 0 to {count - 1} for block {block.index + 1}, which has {count} "
-            f"sub-steps (got {sub}); the last sub-step is shown"
-        )
-    if sub is not None and sub >= count:
-        sub = count - 1
-    revealed = state.prediction is not None
-
-    def at(n: int | None) -> StationState:
-        return replace(state, options=replace(state.options, sub=n))
-
-    def link(label: str, n: int | None) -> NavLink:
-        return NavLink(label, at(n).url() + ANCHOR, at(n).url(FRAGMENT_PATH))
-
-    none = NavLink("", "", "")
-    steps = tuple(
-        _sub_step(i, p.kind, p.title, p.narration, _status(i, sub), link("", i))
-        for i, p in enumerate(plan)
-    )
-    current = steps[sub] if sub is not None else None
-    at_end = sub == count - 1
-    return StepThroughView(
-        revealed=revealed,
-        open=sub is not None,
-        page_url=state.url(),
-        block_number=block.index + 1,
-        context=" ".join(block.context),
+    sub, problems = _shown_sub(state, block, count, all_problems, clamp_quietly)
+    return _view(
+        state,
+        block,
+        plan,
+        sub,
+        problems,
         mode=words.method_mode_text(s),
         intro=words.tree_intro(block, s, count),
-        steps=steps,
-        current=current,
-        progress=f"Step {sub + 1} of {count}"
-        if sub is not None
-        else f"Not started: {count} sub-steps",
-        rows=(),
-        p_known=sub is not None and sub >= 1 and s.verify,
-        p_missing="not yet" if s.verify else "not computed",
         output=_tree_output(block, s, plan, sub),
-        output_note=_output_note(block, len(plan), sub, "sibling"),
+        output_note=_output_note(block, count, sub, "sibling"),
         gauge=_tree_gauge(block, plan, sub),
-        ending=_tree_ending(block, s) if at_end else None,
-        back=link("Back", sub - 1) if sub is not None and sub > 0 else none,
-        next=(
-            link("Next", sub + 1)
-            if sub is not None and sub < count - 1
-            else (link("Start", 0) if sub is None else none)
-        ),
-        reset=link("Reset", 0),
-        close=link("Close", None),
-        problems=tuple(problems),
-        narration=plan[sub].narration if sub is not None and revealed else "",
+        ending=_tree_ending(block, s) if sub == count - 1 else None,
         tree=True,
         tree_rows=_tree_rows(block, s, plan, sub),
         test_kind="bar" if s.acceptance == "typical" else "u",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.views import fmt
-from app.views.charts import polyline
+from app.views.charts import Frame, polyline
 from app.views.judgement import optimum_sentence
 from app.views.pricing import cost_short
 from witness import Settings
@@ -20,8 +20,7 @@ from witness.cost.costing import costing, price
 from witness.judge.sweep import KSweep
 from witness.methods.block import is_chain
 
-WIDTH, HEIGHT = 640, 280
-LEFT, RIGHT, TOP, BOTTOM = 52.0, 620.0, 24.0, 236.0
+FRAME = Frame(width=640, height=280, left=52.0, right=620.0, top=24.0, bottom=236.0)
 K_MAX = int(field_bounds("k")["max"])  # the x axis spans every k the slider (and width) offers
 
 
@@ -40,13 +39,7 @@ class YTick:
 
 
 @dataclass(frozen=True, slots=True)
-class SweepChart:
-    width: int
-    height: int
-    left: float
-    right: float
-    top: float
-    bottom: float
+class SweepChart(Frame):
     break_even_y: float
     plot_width: float
     shade_height: float
@@ -83,10 +76,10 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
     top = max(1.5, max(values) * 1.1)
 
     def x(k: int) -> float:
-        return round(LEFT + (RIGHT - LEFT) * (k - 1) / max(k_max - 1, 1), 2)
+        return FRAME.x(k - 1, max(k_max - 1, 1))
 
     def y(v: float) -> float:
-        return round(BOTTOM - (BOTTOM - TOP) * min(v, top) / top, 2)
+        return FRAME.y(min(v, top), top)
 
     measured = tuple(
         Point(
@@ -133,20 +126,15 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
     else:
         optimum_label = f"optimum k = {best}"
     return SweepChart(
-        width=WIDTH,
-        height=HEIGHT,
-        left=LEFT,
-        right=RIGHT,
-        top=TOP,
-        bottom=BOTTOM,
+        *FRAME.args(),
         break_even_y=y(1.0),
-        plot_width=RIGHT - LEFT,
-        shade_height=round(BOTTOM - y(1.0), 2),
+        plot_width=FRAME.right - FRAME.left,
+        shade_height=round(FRAME.bottom - y(1.0), 2),
         measured=measured,
         measured_path=polyline(measured),
         expected=expected,
         expected_path=polyline(expected),
-        x_ticks=tuple(Point(x(k), BOTTOM + 16.0, k, str(k)) for k in range(1, k_max + 1)),
+        x_ticks=tuple(Point(x(k), FRAME.bottom + 16.0, k, str(k)) for k in range(1, k_max + 1)),
         y_ticks=y_ticks,
         optimum_x=x(best),
         optimum_label=optimum_label,
@@ -156,8 +144,8 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
         current_dx=-4 if settings.k > k_max / 2 else 4,
         optimum_anchor="end" if best > k_max / 2 else "start",
         optimum_dx=-4 if best > k_max / 2 else 4,
-        optimum_y=TOP + 13.0,
-        current_y=TOP + 32.0,
+        optimum_y=FRAME.top + 13.0,
+        current_y=FRAME.top + 32.0,
         summary=summary,
         rows=tuple(
             (str(p.k), fmt.speedup(p.speedup_measured), fmt.speedup(p.speedup_expected))

@@ -14,10 +14,6 @@ Everything here is shared by the modules of tests/browser:
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,8 +21,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import BrowserContext
 
-from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS, SERVE
-from tests.browser.helpers import ROOT, BrowserMonitor, origin_of
+from tests.browser.chromium import CHROMIUM, CHROMIUM_ARGS, live_station
+from tests.browser.helpers import BrowserMonitor, origin_of
 
 HERE = Path(__file__).resolve().parent
 
@@ -46,44 +42,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The station served by uvicorn in its own process, for the whole session."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    host, port = sock.getsockname()
-    url = f"http://{host}:{port}"
     # The station's links to other stations come from STATION08_* settings; the tests run
     # on the defaults so that nothing on the page points off this origin.
     env = {k: v for k, v in os.environ.items() if not k.startswith("STATION08_")}
     # A live class keeps its classes in a database: a throwaway one per session.
     env["STATION08_DATA_DIR"] = str(tmp_path_factory.mktemp("class-data"))
     log = tmp_path_factory.mktemp("live-server") / "uvicorn.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", SERVE, str(sock.fileno())],
-            cwd=ROOT,
-            env=env,
-            pass_fds=[sock.fileno()],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    sock.close()  # the child holds its own copy
-    try:
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=60) as r:
-                assert r.status == 200, f"/healthz answered {r.status}"
-        except OSError as exc:
-            proc.kill()
-            proc.wait(timeout=10)
-            raise RuntimeError(f"the live server did not start:\n{log.read_text()}") from exc
+    with live_station(env, log) as url:
         yield url
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,8 @@ from playwright.sync_api import (
     Response,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.browser.chromium import ROOT
+
 AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 ARTIFACTS = ROOT / "test-artifacts"
 

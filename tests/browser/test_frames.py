@@ -11,54 +11,17 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
 import threading
-import urllib.request
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.browser.helpers import ROOT, BrowserMonitor, origin_of
+from tests.browser.chromium import live_station
+from tests.browser.helpers import BrowserMonitor, origin_of
 
 EMBED = "/station?embed=1&pred=skip"
-
-_SERVE = """
-import socket, sys, uvicorn
-from app.edge.protocol import UVICORN
-sock = socket.socket(fileno=int(sys.argv[1]))
-config = uvicorn.Config("app.main:create_app", factory=True, log_level="warning", **UVICORN)
-uvicorn.Server(config).run(sockets=[sock])
-"""
-
-
-def serve(env: dict[str, str]) -> tuple[str, subprocess.Popen[bytes]]:
-    """The station in its own process with this environment, on a free port."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    host, port = sock.getsockname()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _SERVE, str(sock.fileno())],
-        cwd=ROOT,
-        env=env,
-        pass_fds=[sock.fileno()],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    sock.close()
-    url = f"http://{host}:{port}"
-    try:
-        with urllib.request.urlopen(f"{url}/healthz", timeout=60) as r:
-            assert r.status == 200
-    except OSError:
-        proc.kill()
-        proc.wait(timeout=10)
-        raise
-    return url, proc
 
 
 class Embedder:
@@ -115,16 +78,8 @@ def embeddable(embedders: tuple[Embedder, Embedder]) -> Iterator[str]:
     """A station that lets itself and the cockpit's origin frame it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("STATION08_")}
     env["STATION08_FRAME_ANCESTORS"] = f"'self' {embedders[0].origin}"
-    url, proc = serve(env)
-    try:
+    with live_station(env) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 def embedding_page(page: Page, embedder: Embedder, station: str) -> Page:

@@ -35,6 +35,41 @@ def _same_origin(page: Page, href: str | None) -> bool:
     return href.startswith(("/", "#", "?")) or origin_of(href) == origin_of(page.url)
 
 
+def _act(
+    page: Page,
+    rng: random.Random,
+    step: int,
+    where: tuple[str, str, tuple[str, ...]],
+    log: list[str],
+) -> bool:
+    """One seeded action, logged: a click on something of ``where``'s clickable selector, or
+    a key of its keys on one of its controls. False when there was nothing to act on."""
+    clickable, controls, keys = where
+    click = rng.random() < 0.5
+    candidates = page.locator(clickable if click else controls).filter(visible=True)
+    count = candidates.count()
+    if count == 0:
+        log.append(f"{step}: nothing to {'click' if click else 'key'} on {page.url}")
+        return False
+    index = rng.randrange(count)
+    target = candidates.nth(index)
+    href = target.get_attribute("href")
+    if not _same_origin(page, href):  # Enter would follow it as a click does
+        log.append(f"{step}: skipped off-site link {href}")
+        return True
+    if click:
+        log.append(f"{step}: click #{index} {target.evaluate(_describe)}")
+        # A block of the request text is an inline link that wraps over lines, so the
+        # middle of its box may lie outside it: aim at its first line box.
+        target.click(position=target.evaluate(_first_line_centre))
+    else:
+        key = rng.choice(keys)
+        log.append(f"{step}: {key} on #{index} {target.evaluate(_describe)}")
+        target.focus()
+        page.keyboard.press(key)
+    return True
+
+
 def test_a_seeded_monkey_leaves_the_station_standing(page: Page, monitor: BrowserMonitor) -> None:
     rng = random.Random(SEED)
     page.set_default_timeout(ACTION_TIMEOUT_MS)  # a missed action costs little
@@ -49,30 +84,8 @@ def test_a_seeded_monkey_leaves_the_station_standing(page: Page, monitor: Browse
         for text in monitor.console_errors[seen:]:
             log.append(f"    ^ console error: {text}")
         seen = len(monitor.console_errors)
-        click = rng.random() < 0.5
-        selector = CLICKABLE if click else CONTROLS
         try:
-            candidates = page.locator(selector).filter(visible=True)
-            count = candidates.count()
-            if count == 0:
-                log.append(f"{step}: nothing to {'click' if click else 'key'} on {page.url}")
-                continue
-            index = rng.randrange(count)
-            target = candidates.nth(index)
-            if click:
-                href = target.get_attribute("href")
-                if not _same_origin(page, href):
-                    log.append(f"{step}: skipped off-site link {href}")
-                    continue
-                log.append(f"{step}: click #{index} {target.evaluate(_describe)}")
-                # A block of the request text is an inline link that wraps over lines, so
-                # the middle of its box may lie outside it: aim at its first line box.
-                target.click(position=target.evaluate(_first_line_centre))
-            else:
-                key = rng.choice(KEYS)
-                log.append(f"{step}: {key} on #{index} {target.evaluate(_describe)}")
-                target.focus()
-                page.keyboard.press(key)
+            _act(page, rng, step, (CLICKABLE, CONTROLS, KEYS), log)
         except Error as exc:
             # The page moved under the monkey (a swap or a navigation detached the element
             # between choosing and acting). That is the monkey's race, not the station's;
@@ -156,30 +169,8 @@ def test_a_seeded_monkey_on_every_view(page: Page, monitor: BrowserMonitor, name
         try:
             page.wait_for_load_state()
             _back_to(page, url, log, step)
-            click = rng.random() < 0.5
-            candidates = page.locator(clickable if click else controls).filter(visible=True)
-            count = candidates.count()
-            if count == 0:
-                log.append(f"{step}: nothing to {'click' if click else 'key'} on {page.url}")
+            if not _act(page, rng, step, (clickable, controls, VIEW_KEYS), log):
                 page.keyboard.press(rng.choice(VIEW_KEYS))
-                continue
-            index = rng.randrange(count)
-            target = candidates.nth(index)
-            if click:
-                href = target.get_attribute("href")
-                if not _same_origin(page, href):
-                    log.append(f"{step}: skipped off-site link {href}")
-                    continue
-                log.append(f"{step}: click #{index} {target.evaluate(_describe)}")
-                target.click(position=target.evaluate(_first_line_centre))
-            else:
-                key = rng.choice(VIEW_KEYS)
-                if not _same_origin(page, target.get_attribute("href")):
-                    log.append(f"{step}: skipped {key} on off-site link")
-                    continue  # Enter would follow it: the station's links to sources
-                log.append(f"{step}: {key} on #{index} {target.evaluate(_describe)}")
-                target.focus()
-                page.keyboard.press(key)
         except Error as exc:
             missed += 1
             log.append(f"{step}:   (missed: {exc.message.splitlines()[0]})")

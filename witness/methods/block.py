@@ -126,12 +126,12 @@ def method_block(
 ) -> MethodBlock:
     """Block ``b`` of a tree, typical acceptance or prompt lookup, drafting ``drafts`` deep."""
     if s.draft_source == "lookup":
-        return _lookup_block(models, cache, s, grids, u_final, b, context, drafts)
+        return _lookup_block(models, cache, s, grids.accept[b], u_final, context, drafts)
     before, prev = context_pair(models, context)
     levels: list[Level] = []
     path: list[int] = []
     for i in range(drafts):
-        law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
+        law = _law(cache, s, before, prev)
         siblings = draft_siblings_unchecked(
             law.q, s.tree_width, grids.draft[b, i], drafting=s.drafting, q_cdf=law.q_cdf
         )
@@ -147,10 +147,8 @@ def method_block(
         path.append(x)
         before, prev = prev, x
     if not s.verify:
-        result = BlockResult(len(path), None, tuple(path), None, None, verified=False)
-        drafted = _drafted(s, drafts)
-        return MethodBlock(result, tuple(levels), tuple(path), None, 0, drafted, drafts, drafts)
-    bonus = _sample(cache.target(s.greedy, before, prev), u_final)
+        return _unverified(levels, path, None, _drafted(s, drafts), drafts)
+    bonus = _target_token(cache, s, before, prev, u_final)
     return _closed(s, levels, path, bonus, None, drafts)
 
 
@@ -193,17 +191,35 @@ def _closed(
     )
 
 
+def _unverified(
+    levels: list[Level], path: list[int], lookup: LookupMatch | None, drafted: int, passes: int
+) -> MethodBlock:
+    """Verify off: the drafted path stands unchecked and the target scores nothing."""
+    result = BlockResult(len(path), None, tuple(path), None, None, verified=False)
+    return MethodBlock(result, tuple(levels), tuple(path), lookup, 0, drafted, passes, len(path))
+
+
 def _drafted(s: Settings, depth: int) -> int:
     return tree_nodes(drafted_width(s), depth)
+
+
+def _law(cache: RequestCache, s: Settings, before: int, prev: int) -> Law:
+    """The laws at context (before, prev) under the settings' match, mode and draft."""
+    return cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
+
+
+def _target_token(cache: RequestCache, s: Settings, before: int, prev: int, u: float) -> int:
+    """The token the target draws at context (before, prev) with the uniform ``u``."""
+    p = cache.target(s.greedy, before, prev)
+    return sample_from_cdf(p, np.cumsum(p), u)
 
 
 def _lookup_block(
     models: TinyModels,
     cache: RequestCache,
     s: Settings,
-    grids: SiblingGrids,
+    accept: FloatArray,
     u_final: float,
-    b: int,
     context: list[int],
     drafts: int,
 ) -> MethodBlock:
@@ -214,11 +230,11 @@ def _lookup_block(
     levels: list[Level] = []
     path: list[int] = []
     for i, x in enumerate(copied):
-        law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
+        law = _law(cache, s, before, prev)
         check = None
         if s.verify:
             check = verify_siblings_unchecked(
-                law.p, law.q, (x,), grids.accept[b, i, :1], u_final, drafting="top", repair=s.repair
+                law.p, law.q, (x,), accept[i, :1], u_final, drafting="top", repair=s.repair
             )
         levels.append(Level(law, (x,), check, float(law.p[x]), None))
         if check is not None and check.accepted is None:
@@ -228,23 +244,16 @@ def _lookup_block(
         before, prev = prev, x
     if not s.verify and not copied:
         # Nothing to copy and nothing to check: the block is plain decoding, a target pass.
-        token = _sample(cache.target(s.greedy, before, prev), u_final)
+        token = _target_token(cache, s, before, prev, u_final)
         return MethodBlock(BlockResult(0, None, (token,), None, token), (), (), None, 1, 0, 0, 0)
     if not s.verify:
-        result = BlockResult(len(path), None, tuple(path), None, None, verified=False)
-        return MethodBlock(
-            result, tuple(levels), tuple(path), match, 0, len(copied), 0, len(copied)
-        )
-    bonus = _sample(cache.target(s.greedy, before, prev), u_final)
+        return _unverified(levels, path, match, len(copied), 0)
+    bonus = _target_token(cache, s, before, prev, u_final)
     return _as_lookup(_closed(s, levels, path, bonus, None, len(copied)), match, len(copied))
 
 
 def _as_lookup(block: MethodBlock, match: LookupMatch | None, copied: int) -> MethodBlock:
     return MethodBlock(block.result, block.levels, block.path, match, 1 + copied, copied, 0, copied)
-
-
-def _sample(p: FloatArray, u: float) -> int:
-    return sample_from_cdf(p, np.cumsum(p), u)
 
 
 def first_alpha(
@@ -262,7 +271,7 @@ def first_alpha(
     if s.draft_source == "lookup":
         return 0.0
     before, prev = context_pair(models, prompt)
-    law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
+    law = _law(cache, s, before, prev)
     return law.alpha if is_chain(s) else level_alpha(s, law)
 
 
