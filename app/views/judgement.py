@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from app.views import fmt
 from app.views.pricing import cost_name, cost_now, cost_short
 from witness import Settings
-from witness.core.theory import Optimum, break_even_cost, expected_speedup, speculation_pays
+from witness.core.theory import Optimum, expected_speedup, speculation_pays
 from witness.cost.costing import costing, price
-from witness.judge.ensemble import CONFIDENCE, Comparison, Ensemble, Estimate, verdict_on_one
+from witness.judge.ensemble import CONFIDENCE, Comparison, Ensemble, Estimate
+from witness.judge.verdict import savings_gate
 from witness.serve.accounting import draft_cost, speedup_expected
 
 LEVEL = f"{CONFIDENCE:.0%}"
@@ -136,56 +137,48 @@ class Savings:
 
 
 def savings(ens: Ensemble, s: Settings) -> Savings:
-    if not s.verify and s.draft_source == "lookup":
-        return Savings(
-            "void",
+    """The savings gate in words (`witness.judge.verdict.savings_gate` judges it)."""
+    gate = savings_gate(ens, s)
+    measured, formula = gate.break_even_measured, gate.break_even_formula
+    if gate.reason == "verify off, copying":
+        sentence = (
             "Savings are not earned: with target verification off the copied words are "
-            "emitted unchecked, so the speed is text copying, not a speedup of the target.",
-            None,
-            None,
+            "emitted unchecked, so the speed is text copying, not a speedup of the target."
         )
-    if not s.verify:
-        return Savings(
-            "void",
+    elif gate.reason == "verify off":
+        c = costing(s).c
+        sentence = (
             "Savings are not earned: with target verification off no pass checks the draft, so "
-            f"the speed ({fmt.speedup(1 / costing(s).c if costing(s).c else None)}) is the "
-            "draft model's own, not a speedup of the target.",
-            None,
-            None,
+            f"the speed ({fmt.speedup(1 / c if c else None)}) is the draft model's own, not a "
+            "speedup of the target."
         )
-    if not ens.drafted_positions:
-        why = (
-            "no request found earlier words to copy, so every block was a plain target pass"
-            if s.draft_source == "lookup" and s.tokens > 1
-            else "with one token to generate nothing is drafted, and the one target pass is "
-            "what plain decoding pays"
+    elif gate.reason == "nothing copied":
+        sentence = (
+            "No savings: no request found earlier words to copy, so every block was a plain "
+            "target pass (1.00×)."
         )
-        return Savings("fails", f"No savings: {why} (1.00×).", None, None)
-    est = ens.speedup(costing(s))
-    measured, formula = ens.break_even_cost(), float(break_even_cost(ens.alpha, s.k))
-    where = break_even_sentence(s, measured, formula)
-    if s.draft_source == "lookup":
-        measured = None
+    elif gate.reason == "nothing drafted":
+        sentence = (
+            "No savings: with one token to generate nothing is drafted, and the one target "
+            "pass is what plain decoding pays (1.00×)."
+        )
+    else:
+        # A judged gate has both (`savings_gate`).
+        assert gate.speedup is not None
+        assert formula is not None
+        said = speedup_range(gate.speedup, greedy=s.greedy)
         where = (
-            "Prompt lookup runs no draft model, so the draft cost c does not enter: the "
-            "speed is the tokens each target pass emits."
+            "Prompt lookup runs no draft model, so the draft cost c does not enter: the speed "
+            "is the tokens each target pass emits."
+            if s.draft_source == "lookup"
+            else break_even_sentence(s, measured, formula)
         )
-    verdict, said = verdict_on_one(est), speedup_range(est, greedy=s.greedy)
-    if verdict == "pays":
-        return Savings("holds", f"Savings hold: {said}. {where}", measured, formula)
-    if verdict == "does not pay":
-        return Savings(
-            "fails",
-            f"Savings fail: {said}, slower than plain decoding. {where}",
-            measured,
-            formula,
-        )
-    return Savings(
-        "undecided",
-        f"Savings undecided: {said}, within noise of plain decoding (1×). {where}",
-        measured,
-        formula,
-    )
+        sentence = {
+            "holds": f"Savings hold: {said}. {where}",
+            "fails": f"Savings fail: {said}, slower than plain decoding. {where}",
+            "undecided": f"Savings undecided: {said}, within noise of plain decoding (1×). {where}",
+        }[gate.status]
+    return Savings(gate.status, sentence, measured, formula)
 
 
 def break_even_sentence(s: Settings, measured: float | None, formula: float) -> str:
