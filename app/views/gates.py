@@ -13,6 +13,7 @@ from app.state.query import INTERVENTION_LABELS, RECORDED_FIELDS, Prediction
 from app.views import fmt
 from app.views.judgement import Savings, change_sentence, counted, savings
 from app.views.tree_chart import ending_sentence, sibling_test
+from app.words import Sentence, say
 from witness import Settings
 from witness.core.trace import BlockTrace, DistributionCheck, RequestTrace
 from witness.judge.ensemble import Comparison, Ensemble
@@ -49,71 +50,43 @@ class InvariantView:
 def correctness_gate(trace: RequestTrace, s: Settings) -> Gate:
     c, drafted = trace.check, trace.totals.drafted_tokens > 0
     if c.keeps_target:
-        return Gate(
-            "Correctness", True, "holds", f"Correctness holds: {_kept_because(s, c, drafted)}"
-        )
-    return Gate("Correctness", False, "fails", f"Correctness fails: {_lost_because(s, c)}")
+        why = say(f"gates.correctness.kept.{_kept_because(s, c, drafted)}")
+        return Gate("Correctness", True, "holds", say("gates.correctness.holds", reason=why))
+    tv = fmt.distance(c.tv_max)
+    why = say(f"gates.correctness.lost.{_lost_because(s, c)}", tv=tv)
+    return Gate("Correctness", False, "fails", say("gates.correctness.fails", reason=why))
 
 
 def _kept_because(s: Settings, c: DistributionCheck, drafted: bool) -> str:
+    """What kept p (a mode of ``gates.correctness.kept``)."""
     if not drafted:
-        if s.draft_source == "lookup":
-            return "nothing was copied, so every token came from a plain target pass: p itself."
-        return "nothing was drafted (one token to generate), so the token came from p itself."
+        return "nothing_copied" if s.draft_source == "lookup" else "nothing_drafted"
     if c.mode == "no_verify":
-        return (
-            "nothing was verified, but here the draft's q equals p, so its output is p by "
-            "luck of the pair, not by the method."
-        )
+        return "lucky_pair"
     if c.greedy:
-        return "greedy verification reproduces the target's own greedy text token for token."
+        return "greedy"
     if s.acceptance == "typical":
-        return (
-            "typical acceptance is not lossless in general, but at every position here its "
-            "law equals p (exact TV below 10⁻¹²)."
-        )
+        return "typical"
     if c.mode == "no_repair":
-        return (
-            "p = q at every drafted position, so no draft can be rejected and the missing "
-            "repair never acts."
-        )
-    if s.draft_source == "lookup" or (s.tree_width == 1 and s.drafting == "top"):
-        what = "a copied token" if s.draft_source == "lookup" else "q's most likely token"
-        return (
-            f"{what} is a one-hot draft: it stands with probability p(x), and a "
-            "rejection is repaired from p without it, which is p exactly."
-        )
-    if s.tree_width > 1:
-        return (
-            "each sibling is tested against the residual the ones before it left (recursive "
-            "rejection sampling), and the last residual repairs the rest: p exactly."
-        )
-    return "residual repair keeps p exactly."
+        return "no_repair"
+    if s.draft_source == "lookup":
+        return "copied_one_hot"
+    if s.tree_width == 1 and s.drafting == "top":
+        return "top_one_hot"
+    return "siblings" if s.tree_width > 1 else "residual"
 
 
 def _lost_because(s: Settings, c: DistributionCheck) -> str:
-    tv = f"TV {fmt.distance(c.tv_max)}"
+    """The rule that lost p (a mode of ``gates.correctness.lost``)."""
     if c.mode == "no_verify":
         if s.draft_source == "lookup":
-            return f"without target verification the copied text is emitted as it was, {tv}."
-        what = "the tree's first branch, drafted from q" if s.tree_width > 1 else "the draft's q"
-        return f"without target verification the output is {what}, {tv}."
+            return "copied_unverified"
+        return "tree_unverified" if s.tree_width > 1 else "unverified"
     if s.acceptance == "typical":
-        return (
-            "typical acceptance keeps any draft p rates above its bar and emits p's argmax "
-            f"when none is: fast, not lossless, {tv}."
-        )
+        return "typical"
     if s.draft_source == "lookup":
-        return (
-            "without repair a rejected copy is resampled from p, which can draw it again: "
-            f"the output over-weights the copied words, {tv}."
-        )
-    if s.tree_width > 1:
-        return (
-            "without repair every sibling is tested against p itself, not the residual the "
-            f"ones before it left: the output over-weights what the draft likes, {tv}."
-        )
-    return f"without repair the output over-weights what the draft likes, {tv}."
+        return "copied_no_repair"
+    return "siblings_no_repair" if s.tree_width > 1 else "no_repair"
 
 
 def savings_gate(ens: Ensemble, s: Settings, judged: Savings | None = None) -> Gate:
@@ -127,50 +100,39 @@ def invariant_view(
     trace: RequestTrace, ens: Ensemble, s: Settings, *, judged: Savings | None = None
 ) -> InvariantView:
     correct, saves = correctness_gate(trace, s), savings_gate(ens, s, judged)
-    if not correct.holds:
-        summary = "Lossless needs repair: the speedup claim falls at the correctness gate."
-    elif saves.status == "void":
-        summary = (
-            "Nothing was verified: there is no speculative speedup to claim, only the draft "
-            "model running alone."
-        )
-    elif saves.status == "holds":
-        summary = "Both gates hold: this speedup claim stands."
-    elif saves.status == "undecided":
-        summary = (
-            "Speed needs agreement: the savings are within noise of plain decoding, so the "
-            "claim is not shown."
-        )
-    else:
-        summary = "Speed needs agreement: the claim falls at the savings gate."
-    return InvariantView(correct, saves, summary)
+    mode = saves.status if correct.holds else "lost"
+    return InvariantView(correct, saves, say(f"gates.summary.{mode}"))
 
 
-PHRASES = {
-    "match": ("Raising match", "Lowering match", "match"),
-    "k": ("Lengthening k", "Shortening k", "k"),
-    "draft_cost": ("Raising the draft cost", "Cheapening the draft", "draft cost"),
-}
+# The settings a one-slider change names with a verb (``gates.change.verb``).
+VERBED = ("match", "k", "draft_cost")
 
 
-def describe_change(base: Settings, now: Settings) -> str:
+def describe_change(base: Settings, now: Settings) -> Sentence:
     """'Lengthening k from 4 to 8 at match 0.60', or the list of what changed."""
     changed = [f for f in RECORDED_FIELDS if getattr(base, f) != getattr(now, f)]
-    if len(changed) == 1 and changed[0] in PHRASES:
+    if len(changed) == 1 and changed[0] in VERBED:
         f = changed[0]
-        up, down, name = PHRASES[f]
         before, after = getattr(base, f), getattr(now, f)
-        verb = up if after > before else down
-        at = f"at match {now.match:.2f}" if f != "match" else f"at k = {now.k}"
-        return f"{verb} from {_v(before)} to {_v(after)} {at}"
-    if changed == ["verify"]:
-        return "Switching target verification " + fmt.on_off(now.verify)
-    if changed == ["repair"]:
-        return "Switching sampling repair " + fmt.on_off(now.repair)
+        verb = say(f"gates.change.verb.{f}_{'up' if after > before else 'down'}")
+        at = (
+            say("gates.change.at_k", k=now.k)
+            if f == "match"
+            else say("gates.change.at_match", match=f"{now.match:.2f}")
+        )
+        return say("gates.change.one", verb=verb, before=_v(before), after=_v(after), at=at)
+    if changed in (["verify"], ["repair"]):
+        return say(f"gates.change.{changed[0]}", now=fmt.on_off(getattr(now, changed[0])))
     parts = [
-        f"{f.replace('_', ' ')} {_v(getattr(base, f))} → {_v(getattr(now, f))}" for f in changed
+        say(
+            "gates.change.field",
+            name=f.replace("_", " "),
+            before=_v(getattr(base, f)),
+            after=_v(getattr(now, f)),
+        )
+        for f in changed
     ]
-    return "Changing " + ", ".join(parts)
+    return say("gates.change.many", changes=", ".join(parts))
 
 
 def _v(x: object) -> str:
@@ -194,27 +156,32 @@ def verdict_view(pred: Prediction, cmp: Comparison, now: RequestTrace, s: Settin
     """The learner's prediction against the evidence: speed from the paired comparison of
     the prediction's base and the current state over the same seeds, by one estimator."""
     if pred.intervention is Intervention.SKIP:
-        recorded = "You skipped the prediction (recorded as a skip)."
+        recorded = say("gates.verdict.skipped")
     else:
-        recorded = (
-            f"You predicted: {INTERVENTION_LABELS[pred.intervention]}" + _expectations(pred) + "."
+        recorded = say(
+            "gates.verdict.predicted",
+            intervention=INTERVENTION_LABELS[pred.intervention],
+            expecting=_expectations(pred),
         )
     kept = now.check.keeps_target
     kept_text = (
-        "The distribution was kept."
+        say("gates.verdict.distribution.kept")
         if kept
-        else (f"The distribution was not kept (TV {fmt.distance(now.check.tv_max)}).")
+        else say("gates.verdict.distribution.lost", tv=fmt.distance(now.check.tv_max))
     )
     faster: bool | None
     if all(getattr(pred.base, f) == getattr(s, f) for f in RECORDED_FIELDS):
-        sentence = (
-            f"Nothing has changed since the prediction ({fmt.speedup(cmp.after.mean)}, the "
-            f"mean over {counted(cmp.after)}). {kept_text} Move the instrument to test it."
+        sentence = say(
+            "gates.verdict.unchanged",
+            speedup=fmt.speedup(cmp.after.mean),
+            counted=counted(cmp.after),
+            kept=kept_text,
         )
         faster = None
     else:
         faster = cmp.change == "faster"
-        sentence = f"{change_sentence(cmp.change, describe_change(pred.base, s), cmp)} {kept_text}"
+        change = change_sentence(cmp.change, describe_change(pred.base, s), cmp)
+        sentence = say("gates.verdict.changed", change=change, kept=kept_text)
     held_speed, held_correct = _held(pred, faster, kept)
     return VerdictView(
         recorded,
@@ -228,10 +195,10 @@ def verdict_view(pred: Prediction, cmp: Comparison, now: RequestTrace, s: Settin
 def _expectations(pred: Prediction) -> str:
     parts = []
     if pred.expect_faster is not None:
-        parts.append("faster" if pred.expect_faster else "not faster")
+        parts.append(say(f"gates.verdict.{'faster' if pred.expect_faster else 'not_faster'}"))
     if pred.expect_kept is not None:
-        parts.append("distribution kept" if pred.expect_kept else "distribution not kept")
-    return f", expecting {' and '.join(parts)}" if parts else ""
+        parts.append(say(f"gates.verdict.{'kept' if pred.expect_kept else 'not_kept'}"))
+    return say("gates.verdict.expecting", what=" and ".join(parts)) if parts else ""
 
 
 def _held(pred: Prediction, faster: bool | None, kept: bool) -> tuple[bool | None, bool | None]:
@@ -244,78 +211,79 @@ def _held(pred: Prediction, faster: bool | None, kept: bool) -> tuple[bool | Non
 
 def _judgement(
     pred: Prediction, speed: bool | None, correct: bool | None, change: str | None
-) -> str:
+) -> Sentence:
     if pred.intervention is Intervention.SKIP:
-        return "No prediction to judge; the gates above stand on their own."
-    noise = (
-        " (The speed change is within noise, so it does not count as faster.)"
-        if change == "within noise" and speed is not None
-        else ""
-    )
-    return _held_words(_checks(speed, correct)) + noise
+        return say("gates.verdict.judged.skipped")
+    judged = _held_words(_checks(speed, correct))
+    if change == "within noise" and speed is not None:
+        return say("gates.verdict.judged.noise", judged=judged)
+    return judged
 
 
 def _checks(speed: bool | None, correct: bool | None) -> list[tuple[str, bool]]:
     return [(g, ok) for g, ok in (("speed", speed), ("correctness", correct)) if ok is not None]
 
 
-def _held_words(checks: list[tuple[str, bool]]) -> str:
+def _held_words(checks: list[tuple[str, bool]]) -> Sentence:
     if not checks:
-        return "You named no expectation that the evidence can judge yet."
+        return say("gates.verdict.judged.nothing")
     held = [g for g, ok in checks if ok]
     missed = [g for g, ok in checks if not ok]
     if not missed:
-        return f"Your prediction held on {' and '.join(held)}."
+        return say("gates.verdict.judged.held", gates=" and ".join(held))
     if not held:
-        return f"Your prediction missed on {' and '.join(missed)}."
-    return f"Your prediction held on {held[0]} but missed on {missed[0]}."
+        return say("gates.verdict.judged.missed", gates=" and ".join(missed))
+    return say("gates.verdict.judged.mixed", held=held[0], missed=missed[0])
 
 
 def narration(block: BlockTrace, s: Settings) -> str:
     """The verification step in words, for the aria-live region."""
-    parts = [f"Block {block.index + 1}."]
     if block.levels:
         return _tree_narration(block, s)
+    number = block.index + 1
     if not block.drafts:
-        why = (
-            "Nothing earlier to copy"
-            if s.draft_source == "lookup" and block.start + 1 < s.tokens
-            else "One token left, so nothing was drafted"
-        )
-        return (
-            f"Block {block.index + 1}. {why}: a plain target pass gave '{block.final_word}' from p."
-        )
-    source = "the residual" if s.repair else "resampling from p"
+        nothing = s.draft_source == "lookup" and block.start + 1 < s.tokens
+        why = "nothing_to_copy" if nothing else "one_token"
+        return say(f"gates.narration.{why}", number=number, word=block.final_word)
+    parts = [say("gates.narration.block", number=number)]
+    source = say(f"gates.narration.{'residual' if s.repair else 'resampled'}")
     for d in block.drafts:
         if d.accepted is None:
             if not s.verify:
-                parts.append(f"Draft {d.position + 1} '{d.word}' emitted unchecked.")
+                parts.append(say("gates.narration.unchecked", position=d.position + 1, word=d.word))
             continue
-        relation, outcome = ("<", "accepted") if d.accepted else ("≥", "rejected")
-        sentence = (
-            f"Draft {d.position + 1} '{d.word}' {outcome}: "
-            f"u = {d.u:.2f} {relation} p/q = {d.ratio:.2f}"
-        )
-        if not d.accepted:
-            sentence += f"; {source} gave '{block.final_word}'"
-        parts.append(sentence + ".")
+        test = {"position": d.position + 1, "word": d.word, "u": f"{d.u:.2f}"}
+        if d.accepted:
+            parts.append(say("gates.narration.accepted", **test, ratio=f"{d.ratio:.2f}"))
+        else:
+            parts.append(
+                say(
+                    "gates.narration.rejected",
+                    **test,
+                    ratio=f"{d.ratio:.2f}",
+                    source=source,
+                    final=block.final_word,
+                )
+            )
     if s.verify and block.result.bonus_token is not None:
-        parts.append(f"All accepted; bonus '{block.final_word}' from p.")
+        parts.append(say("gates.narration.bonus", word=block.final_word))
     return " ".join(parts)
 
 
 def _tree_narration(block: BlockTrace, s: Settings) -> str:
     """A tree's (typical acceptance's, a lookup's) walk: every sibling tested, depth by
     depth, then the ending, in the tree picture's own words."""
-    parts = [f"Block {block.index + 1}."]
+    parts = [say("gates.narration.block", number=block.index + 1)]
     for level in block.levels:
         tests = []
         for sib in level.siblings:
             full, _ = sibling_test(sib, level.threshold)
             if full:
-                verdict = "stood" if sib.accepted else "rejected"
-                tests.append(f"'{sib.word}' {verdict}: {full}")
+                verdict = "stood" if sib.accepted else "sibling_rejected"
+                tests.append(say(f"gates.narration.{verdict}", word=sib.word, test=full))
         if tests:
-            parts.append(f"Depth {level.position + 1}: " + "; ".join(tests) + ".")
+            parts.append(
+                say("gates.narration.depth", depth=level.position + 1, tests="; ".join(tests))
+            )
     parts.append(ending_sentence(block, s))
     return " ".join(parts)
