@@ -245,7 +245,7 @@ def narration(block: BlockTrace, s: Settings) -> str:
         nothing = s.draft_source == "lookup" and block.start + 1 < s.tokens
         why = "nothing_to_copy" if nothing else "one_token"
         return say(f"gates.narration.{why}", number=number, word=block.final_word)
-    parts = [say("gates.narration.block", number=number)]
+    parts: list[str] = [say("gates.narration.block", number=number)]
     source = say(f"gates.narration.{'residual' if s.repair else 'resampled'}")
     for d in block.drafts:
         if d.accepted is None:
@@ -273,7 +273,7 @@ def narration(block: BlockTrace, s: Settings) -> str:
 def _tree_narration(block: BlockTrace, s: Settings) -> str:
     """A tree's (typical acceptance's, a lookup's) walk: every sibling tested, depth by
     depth, then the ending, in the tree picture's own words."""
-    parts = [say("gates.narration.block", number=block.index + 1)]
+    parts: list[str] = [say("gates.narration.block", number=block.index + 1)]
     for level in block.levels:
         tests = []
         for sib in level.siblings:
