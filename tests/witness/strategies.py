@@ -64,6 +64,13 @@ def pairs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray]:
 
 
 @st.composite
+def small_pairs(draw: st.DrawFn, vocab_max: int) -> tuple[np.ndarray, np.ndarray]:
+    """Independent (p, q) over 1 to ``vocab_max`` tokens: few enough to enumerate every draft."""
+    v = draw(st.integers(1, vocab_max))
+    return draw(distributions(v)), draw(distributions(v))
+
+
+@st.composite
 def blocks(draw: st.DrawFn) -> dict[str, object]:
     """Arguments of one `verify_block` call: rows, a draft with q > 0, and uniforms.
 

@@ -113,26 +113,24 @@ def test_bad_option_exits_2_naming_the_range(capsys) -> None:
     assert "match must be a number from 0 to 1" in err
 
 
-def test_module_entry_point_exit_codes() -> None:
-    bad = subprocess.run(
-        [sys.executable, "-m", "witness", "trace", "--k", "0"],
+def _module(*argv: str) -> subprocess.CompletedProcess[str]:
+    """``python -m witness`` in a fresh interpreter: the entry point, not `main`."""
+    return subprocess.run(
+        [sys.executable, "-m", "witness", *argv],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+def test_module_entry_point_exit_codes() -> None:
+    bad = _module("trace", "--k", "0")
     assert bad.returncode == 2
     assert "k must be an integer from 1 to 16" in bad.stderr
     assert bad.stdout == ""
-    good = subprocess.run(
-        [sys.executable, "-m", "witness", "json", "--tokens", "5"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    good = _module("json", "--tokens", "5")
     assert good.returncode == 0
     out = json.loads(good.stdout)
     verdict = out.pop("verdict")

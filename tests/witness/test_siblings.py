@@ -8,8 +8,6 @@ broken twins (no residual update; distinct siblings left in q) must fail it.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -17,7 +15,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 import witness.methods.sibling_laws
-from tests.witness.strategies import PROPERTY, distributions, pairs
+from tests.witness.drafted import drafted_sequences
+from tests.witness.strategies import PROPERTY, distributions, pairs, small_pairs
 from witness import RequestCache, Settings, acceptance_rate, simulate_blocks
 from witness.core.distributions import sample_inverse_cdf
 from witness.core.keys import Stream, block_uniforms, sibling_uniforms
@@ -269,21 +268,8 @@ def test_top_ties_go_to_the_lower_id() -> None:
 def _brute_force(p, q, n, drafting, repair):
     """The law of the emitted token and P(accepted), summed over every drafted sequence."""
     v = len(p)
-    support = [x for x in range(v) if q[x] > 0]
-    if drafting == "sample":
-        sequences = itertools.product(support, repeat=n)
-    elif drafting == "distinct":
-        sequences = itertools.permutations(support, min(n, len(support)))
-    else:
-        sequences = iter([tuple(sorted(support, key=lambda x: (-q[x], x))[:n])])
     law, accepted = np.zeros(v), 0.0
-    for seq in sequences:
-        prob = 1.0
-        for i, x in enumerate(seq):  # the probability of drafting this sequence
-            if drafting == "sample":
-                prob *= q[x]
-            elif drafting == "distinct":  # q without the earlier siblings, renormalised
-                prob *= q[x] / sum(q[y] for y in support if y not in seq[:i])
+    for seq, prob in drafted_sequences(q, n, drafting):
         target, reach, removed = np.array(p, dtype=float), 1.0, []
         for x in seq:
             if drafting == "top":
@@ -305,14 +291,8 @@ def _brute_force(p, q, n, drafting, repair):
     return law, accepted
 
 
-@st.composite
-def small_pairs(draw):
-    v = draw(st.integers(1, 4))
-    return draw(distributions(v)), draw(distributions(v))
-
-
 @PROPERTY
-@given(small_pairs(), st.integers(1, 3), st.booleans())
+@given(small_pairs(4), st.integers(1, 3), st.booleans())
 def test_exact_laws_match_the_brute_force_enumeration(pq, n, repair) -> None:
     p, q = pq
     for drafting in DRAFTINGS:
@@ -367,7 +347,7 @@ def test_the_enumeration_does_not_depend_on_its_batches(monkeypatch) -> None:
 
 
 @PROPERTY
-@given(small_pairs(), st.integers(1, 3))
+@given(small_pairs(4), st.integers(1, 3))
 def test_repair_off_acceptance_matches_the_brute_force(pq, n) -> None:
     """With repair off a later sibling is tested against p: its own acceptance."""
     p, q = pq

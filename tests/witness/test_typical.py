@@ -7,7 +7,6 @@ evidence rejecting p where the two differ.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -16,7 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-from tests.witness.strategies import PROPERTY, distributions, pairs
+from tests.witness.drafted import drafted_sequences
+from tests.witness.strategies import PROPERTY, distributions, pairs, small_pairs
 from witness import Settings
 from witness.core.keys import Stream, block_uniforms, sibling_uniforms
 from witness.core.theory import total_variation
@@ -99,35 +99,15 @@ def test_skewed_pair_by_hand() -> None:
 def _brute_force(p, q, n, drafting, epsilon=EPSILON, delta=DELTA):
     """Every drafted sequence, its probability, and the token the rule emits for it."""
     bar = min(epsilon, delta * math.exp(-_entropy(p)))
-    v = len(p)
-    support = [x for x in range(v) if q[x] > 0]
-    if drafting == "sample":
-        sequences = itertools.product(support, repeat=n)
-    elif drafting == "distinct":
-        sequences = itertools.permutations(support, min(n, len(support)))
-    else:
-        sequences = iter([tuple(sorted(support, key=lambda x: (-q[x], x))[:n])])
-    law = np.zeros(v)
-    for seq in sequences:
-        prob = 1.0
-        for i, x in enumerate(seq):
-            if drafting == "sample":
-                prob *= q[x]
-            elif drafting == "distinct":
-                prob *= q[x] / sum(q[y] for y in support if y not in seq[:i])
+    law = np.zeros(len(p))
+    for seq, prob in drafted_sequences(q, n, drafting):
         typical = [x for x in seq if p[x] > bar]
         law[typical[0] if typical else int(np.argmax(p))] += prob
     return law
 
 
-@st.composite
-def small_pairs(draw):
-    v = draw(st.integers(1, 5))
-    return draw(distributions(v)), draw(distributions(v))
-
-
 @PROPERTY
-@given(small_pairs(), st.integers(1, 3), st.sampled_from([(EPSILON, DELTA), (0.3, 1.0)]))
+@given(small_pairs(5), st.integers(1, 3), st.sampled_from([(EPSILON, DELTA), (0.3, 1.0)]))
 def test_exact_law_matches_the_brute_force_enumeration(pq, n, bar) -> None:
     p, q = pq
     epsilon, delta = bar

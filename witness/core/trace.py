@@ -6,13 +6,34 @@ JSON API returns, so a field added here is a field added to the API.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import Field, asdict, dataclass
+from typing import Any, ClassVar, Literal
 
 from witness.core.modes import Mode
 from witness.core.rule import BlockResult
 
 Kind = Literal["accepted", "repaired", "bonus", "unchecked"]
+
+
+def plain(x: Any) -> Any:
+    """Tuples to lists, recursively: every result's `to_dict()`, as the JSON API returns it."""
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [plain(v) for v in x]
+    return x
+
+
+class JsonRecord:
+    """A frozen result whose `to_dict()` is what the JSON API returns: its fields, nested
+    records as dicts and tuples as lists. Every subclass is a dataclass."""
+
+    __slots__ = ()
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = plain(asdict(self))
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +179,7 @@ class DistributionCheck:
 
 
 @dataclass(frozen=True, slots=True)
-class RequestTrace:
+class RequestTrace(JsonRecord):
     settings: dict[str, Any]
     prompt_words: tuple[str, ...]
     skipped_prompt_words: tuple[str, ...]
@@ -167,19 +188,6 @@ class RequestTrace:
     blocks: tuple[BlockTrace, ...]
     totals: Totals
     check: DistributionCheck
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = plain(asdict(self))
-        return out
-
-
-def plain(x: Any) -> Any:
-    """Tuples to lists, recursively: every result's `to_dict()`, as the JSON API returns it."""
-    if isinstance(x, dict):
-        return {k: plain(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [plain(v) for v in x]
-    return x
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ mode's law, next to the speedup the same blocks achieved.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,7 @@ import numpy as np
 from witness.core.modes import MODES, Mode, mode_of, switches
 from witness.core.settings import Settings
 from witness.core.theory import acceptance_rate, output_distribution, total_variation_unchecked
-from witness.core.trace import plain
+from witness.core.trace import JsonRecord
 from witness.cost.costing import costing, price
 from witness.judge.method_slice import MethodCheck, method_checks, own_check
 from witness.methods.block import is_chain
@@ -66,17 +66,13 @@ class ModeCheck:
 
 
 @dataclass(frozen=True, slots=True)
-class EvaluationSlice:
+class EvaluationSlice(JsonRecord):
     settings: dict[str, Any]
     alpha: float
     current_mode: Mode
     modes: tuple[ModeCheck, ...]
     # The tree, typical acceptance and prompt lookup on the same two gates, same position.
     methods: tuple[MethodCheck, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = plain(asdict(self))
-        return out
 
 
 @dataclass(frozen=True, slots=True)

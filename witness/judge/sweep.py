@@ -15,8 +15,7 @@ given per k (`break_even_cost`): "α > c" is only the k = 1 rule.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 from witness.core.settings import (
     DISTINCT_WIDTH_MAX,
@@ -27,7 +26,7 @@ from witness.core.settings import (
     tree_nodes,
 )
 from witness.core.theory import break_even_cost, expected_speedup, speculation_pays
-from witness.core.trace import RequestTrace, plain
+from witness.core.trace import JsonRecord, RequestTrace
 from witness.cost.costing import Costing, costing, price, priced_optimum
 from witness.judge.expected import ensemble_of
 from witness.models.cache import RequestCache
@@ -94,7 +93,7 @@ class WidthMeasure:
 
 
 @dataclass(frozen=True, slots=True)
-class KSweep:
+class KSweep(JsonRecord):
     alpha: float  # the station's α for the current state (see witness.judge.ensemble)
     draft_cost: float
     optimal_k: int  # the formula's best k within 1..k_max
@@ -104,10 +103,6 @@ class KSweep:
     points: tuple[SweepPoint, ...]  # k = 1 .. k_max: the deepest k the tree's width allows
     k_max: int = K_MAX
     widths: tuple[WidthPoint, ...] = ()  # the tree widths at the current k (`width_sweep`)
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = plain(asdict(self))
-        return out
 
 
 @dataclass(frozen=True, slots=True)

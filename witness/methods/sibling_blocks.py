@@ -10,9 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from witness.core.distributions import (
-    sample_inverse_cdf,
-)
+from witness.core.distributions import sample_inverse_cdf
 from witness.core.keys import SIBLINGS_MAX, Stream, block_uniforms, sibling_uniforms
 from witness.core.theory import residual_unchecked
 from witness.methods.sibling_laws import _BATCH

@@ -530,6 +530,9 @@ EXPECTED_HEADERS = dict(security_headers("'self'"))
 @pytest.mark.parametrize(
     ("method", "url", "status"),
     [
+        ("GET", "/", 200),
+        ("GET", "/station?pred=skip", 200),
+        ("GET", "/station/evidence?pred=skip", 200),
         ("GET", "/no-such-page", 404),
         ("POST", "/station", 405),
         ("DELETE", "/api/trace", 405),
@@ -540,6 +543,7 @@ EXPECTED_HEADERS = dict(security_headers("'self'"))
         ("GET", "/station/", 308),
         ("GET", "/station/predict?pred=skip", 303),
         ("GET", "/static/css/station.css", 200),
+        ("GET", "/static/js/station.js", 200),
         ("GET", "/static/no-such.css", 404),
         ("GET", "/openapi.json", 200),
         ("GET", "/healthz", 200),
