@@ -56,7 +56,8 @@ that is the tests' teeth twin (`_race_on(peek=True)`), never a public policy.
 Accounting (checked by the tests): the emitted tokens add up to settings.tokens; with verify
 on every block is one target pass (scoring its drafts + 1 tokens); the cost is
 Σ verify(scored) + c · draft passes (`witness.serve.accounting.priced_cost`); the speedup is tokens
-over that cost (plain decoding costs one step a token).
+over that cost (plain decoding costs one step a token). Which policy the seeded requests rank
+first, and whether by more than noise, is `witness.judge.ranking`'s.
 """
 
 from __future__ import annotations
