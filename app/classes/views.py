@@ -9,7 +9,8 @@ served request, as `app/views/gates.py` `verdict_view` does). So the projector a
 learner's station say the same thing about the same intervention.
 
 Every sentence is written for each case it can meet: nobody, one learner, many; faster,
-slower, within noise, no change; kept, not kept.
+slower, within noise, no change; kept, not kept. The views pick the case; the words are
+app/words/classes.toml's.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from app.state.query import INTERVENTION_LABELS
 from app.views import fmt
 from app.views.judgement import counted, every_one_of
 from app.views.prediction import arrows, moved
+from app.words import Sentence, say
 from witness.judge.ensemble import Comparison
 
 # Bars are SVG rectangles on a 0-100 track (the CSP allows no inline style, so no width:%).
@@ -105,23 +107,24 @@ def snapshot(
 # --------------------------------------------------------------------------- sentences
 
 
-def learners(n: int) -> str:
-    return "1 learner" if n == 1 else f"{n} learners"
+def learners(n: int) -> Sentence:
+    return say("classes.learners.one") if n == 1 else say("classes.learners.many", n=n)
 
 
-def answered_sentence(n: int) -> str:
+def answered_sentence(n: int) -> Sentence:
     if n == 0:
-        return "Nobody has answered yet."
-    return "1 learner has answered." if n == 1 else f"{n} learners have answered."
+        return say("classes.answered.nobody")
+    return say("classes.answered.one") if n == 1 else say("classes.answered.many", n=n)
 
 
 def _others(said: Said) -> str:
+    """Those who did not say yes, for the brackets: "3 said no, 2 did not say"."""
     parts = []
     if said.no:
-        parts.append(f"{said.no} said no")
+        parts.append(say("classes.others.no", n=said.no))
     if said.unsaid:
-        parts.append(f"{said.unsaid} did not say")
-    return f" ({', '.join(parts)})" if parts else ""
+        parts.append(say("classes.others.unsaid", n=said.unsaid))
+    return ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,76 +136,80 @@ class Expectation:
     whether: str
 
 
-FASTER = Expectation("expected it faster", "expected it not to be faster", "it would be faster")
-KEPT = Expectation(
-    "expected the distribution kept",
-    "expected the distribution not kept",
-    "the distribution would be kept",
-)
+def expectation(name: str) -> Expectation:
+    """The words of one expectation ("faster" or "kept")."""
+    return Expectation(
+        *(say(f"classes.expectation.{name}.{part}") for part in ("yes", "no", "whether"))
+    )
 
 
-def expected(said: Said, e: Expectation) -> str:
+FASTER = expectation("faster")
+KEPT = expectation("kept")
+
+
+def expected(said: Said, e: Expectation) -> Sentence:
     """'7 of 12 expected it faster (3 said no, 2 did not say)', true for every count:
     never '0 of 1 expected …', and one learner is one learner."""
     m = said.total
     if m == 1:
         if said.unsaid:
-            return f"The one learner who chose it did not say whether {e.whether}"
-        return f"The one learner who chose it {e.yes if said.yes else e.no}"
+            return say("classes.expected.one_unsaid", whether=e.whether)
+        return say("classes.expected.one", expectation=e.yes if said.yes else e.no)
     if said.unsaid == m:
-        return f"None of the {m} who chose it said whether {e.whether}"
+        return say("classes.expected.none_said", m=m, whether=e.whether)
     if said.yes == m:
-        return f"All {m} who chose it {e.yes}"
+        return say("classes.expected.all", m=m, expectation=e.yes)
     if said.no == m:
-        return f"All {m} who chose it {e.no}"
+        return say("classes.expected.all", m=m, expectation=e.no)
+    # Past here some said yes and some did not, or nobody did and the rest are mixed: either
+    # way the others are never empty.
     if said.yes == 0:
-        return f"None of the {m} who chose it {e.yes}{_others(said)}"
-    return f"{said.yes} of {m} {e.yes}{_others(said)}"
+        return say("classes.expected.none", m=m, expectation=e.yes, others=_others(said))
+    return say("classes.expected.some", yes=said.yes, m=m, expectation=e.yes, others=_others(said))
 
 
-SPEED_TRUTH = {
-    "faster": "it was faster",
-    "slower": "it was slower",
-    "within noise": "the change was within noise, so it was not faster",
-    "same": "it made no difference to the speed",
-}
+def _mode(change: str) -> str:
+    """A speed verdict (faster / slower / within noise / same) as a mode of the words."""
+    return change.replace(" ", "_")
 
 
-def faster_sentence(said: Said, change: str) -> str:
+def faster_sentence(said: Said, change: str) -> Sentence:
     """'7 of 12 expected it faster (3 said no); it was slower.'"""
-    return f"{expected(said, FASTER)}; {SPEED_TRUTH[change]}."
+    truth = say(f"classes.truth.speed.{_mode(change)}")
+    return say("classes.truth.faster", expected=expected(said, FASTER), truth=truth)
 
 
-def kept_sentence(said: Said, kept: bool, tv: float) -> str:
+def kept_sentence(said: Said, kept: bool, tv: float) -> Sentence:
     """'31 of 40 expected the distribution kept; it was not (TV 0.310).'"""
-    truth = "it was" if kept else f"it was not (TV {fmt.distance(tv)})"
-    return f"{expected(said, KEPT)}; {truth}."
+    if kept:
+        truth = say("classes.truth.distribution.kept")
+    else:
+        truth = say("classes.truth.distribution.lost", tv=fmt.distance(tv))
+    return say("classes.truth.kept", expected=expected(said, KEPT), truth=truth)
 
 
-def chosen_sentence(n: int, answered: int) -> str:
+def chosen_sentence(n: int, answered: int) -> Sentence:
     if n == 0:
-        return "Nobody chose it."
+        return say("classes.chosen.nobody")
     if answered == 1:
-        return "The one learner who answered chose it."
+        return say("classes.chosen.one")
     if n == answered:
-        return f"All {answered} who answered chose it."
-    return f"{n} of the {answered} who answered chose it."
+        return say("classes.chosen.all", answered=answered)
+    return say("classes.chosen.some", n=n, answered=answered)
 
 
-def speed_words(cmp: Comparison) -> str:
+def speed_words(cmp: Comparison) -> Sentence:
     """The station's speed verdict in one clause, with the means it rests on."""
     b, a = cmp.before, cmp.after
-    means = f"mean {fmt.speedup(b.mean)} → {fmt.speedup(a.mean)} over {counted(a)}"
-    match cmp.change:
-        case "faster" | "slower":
-            return f"{cmp.change} ({means})"
-        case "within noise":
-            return f"within noise, so not faster ({means})"
-        case _:
-            return (
-                f"no change in speed ({every_one_of(a)} took the same passes, mean "
-                f"{fmt.speedup(a.mean)})"
-            )
+    if cmp.change in ("faster", "slower", "within noise"):
+        means = say(
+            "classes.speed.means",
+            before=fmt.speedup(b.mean),
+            after=fmt.speedup(a.mean),
+            counted=counted(a),
+        )
+        return say(f"classes.speed.{_mode(cmp.change)}", means=means)
+    return say("classes.speed.same", every=every_one_of(a), mean=fmt.speedup(a.mean))
 
 
 # --------------------------------------------------------------------------- view models
@@ -234,10 +241,9 @@ def said_bars(key: str, title: str, said: Said, answered: int) -> BarGroup:
     return BarGroup(
         key,
         title,
-        (
-            bar(f"{key}-yes", "yes", said.yes, answered),
-            bar(f"{key}-no", "no", said.no, answered),
-            bar(f"{key}-unsaid", "did not say", said.unsaid, answered),
+        tuple(
+            bar(f"{key}-{answer}", say(f"classes.tally.said.{answer}"), count, answered)
+            for answer, count in (("yes", said.yes), ("no", said.no), ("unsaid", said.unsaid))
         ),
     )
 
@@ -245,7 +251,7 @@ def said_bars(key: str, title: str, said: Said, answered: int) -> BarGroup:
 @dataclass(frozen=True, slots=True)
 class TallyView:
     answered: int
-    answered_sentence: str
+    answered_sentence: Sentence
     interventions: BarGroup
     faster: BarGroup
     kept: BarGroup
@@ -258,14 +264,14 @@ def tally_view(snap: Snapshot) -> TallyView:
         answered_sentence=answered_sentence(n),
         interventions=BarGroup(
             "intervention",
-            "Which intervention",
+            say("classes.tally.intervention"),
             tuple(
                 bar(c.intervention.value, INTERVENTION_LABELS[c.intervention], c.n, n)
                 for c in snap.chosen
             ),
         ),
-        faster=said_bars("faster", "Expect it faster?", snap.faster, n),
-        kept=said_bars("kept", "Expect the distribution kept?", snap.kept, n),
+        faster=said_bars("faster", say("classes.tally.faster"), snap.faster, n),
+        kept=said_bars("kept", say("classes.tally.kept"), snap.kept, n),
     )
 
 
@@ -275,7 +281,7 @@ class Witnessed:
 
     intervention: Intervention
     change: str  # faster / slower / within noise / same
-    speed: str
+    speed: Sentence
     kept: bool
     tv: float
     moves: str  # "k 4 → 8", or "" where the intervention changes nothing here
@@ -299,10 +305,10 @@ class RevealRow:
     label: str
     moves: str
     chosen: Bar
-    chosen_sentence: str
-    station: str  # the station's verdict, speed and distribution
-    faster_sentence: str
-    kept_sentence: str
+    chosen_sentence: Sentence
+    station: Sentence  # the station's verdict, speed and distribution
+    faster_sentence: Sentence
+    kept_sentence: Sentence
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,21 +320,16 @@ class RevealView:
 
 def reveal_view(snap: Snapshot, witness: Witness) -> RevealView:
     """Beside the class's predictions, the station's evidence for each intervention chosen."""
-    lede = (
-        "The station's verdict on each intervention the class chose, applied to this preset "
-        "and judged over the same seeds, by the same estimator, as every learner's station."
-    )
+    lede = say("classes.reveal.lede")
     if snap.answered == 0:
-        return RevealView(
-            lede, (), "Nobody has answered yet, so there are no predictions to set beside it."
-        )
+        return RevealView(lede, (), say("classes.reveal.nobody"))
     rows = []
     for c in snap.chosen:
         if c.n == 0:
             continue
         w = witnessed(snap.question, c.intervention, witness)
-        kept = "the distribution was kept" if w.kept else "the distribution was not kept"
-        moves = w.moves or "changes nothing at this preset"
+        kept = say(f"classes.reveal.distribution.{'kept' if w.kept else 'lost'}")
+        moves = w.moves or say("classes.reveal.unmoved")
         rows.append(
             RevealRow(
                 key=c.intervention.value,
@@ -336,7 +337,7 @@ def reveal_view(snap: Snapshot, witness: Witness) -> RevealView:
                 moves=moves,
                 chosen=bar(c.intervention.value, learners(c.n), c.n, snap.answered),
                 chosen_sentence=chosen_sentence(c.n, snap.answered),
-                station=f"The station: {w.speed}; {kept}.",
+                station=say("classes.reveal.station", speed=w.speed, distribution=kept),
                 faster_sentence=faster_sentence(c.faster, w.change),
                 kept_sentence=kept_sentence(c.kept, w.kept, w.tv),
             )

@@ -13,6 +13,7 @@ from math import log2
 
 from app.views import fmt
 from app.views.charts import Point, polyline
+from app.words import Sentence, say
 from witness import Settings
 from witness.cost.batching import (
     BATCH_MAX,
@@ -66,17 +67,10 @@ class BatchView:
 
 def batch_view(s: Settings, alpha: float) -> BatchView:
     if not s.verify:
-        return BatchView(
-            "Target verification is off: no pass checks the draft, so there is no verifying "
-            "pass to price against the batch."
-        )
+        return BatchView(say("batch.none.unverified"))
     cost = costing(s)
     if cost.machine is None or cost.pair is None:
-        return BatchView(
-            "With machine custom every target pass costs one whatever it scores, so the batch "
-            "changes nothing: choose a machine under “Cost of a pass” to see speculation "
-            "against batch size."
-        )
+        return BatchView(say("batch.none.custom"))
     table = batch_table(s, alpha)
     rows, at_k, best = [], [], []
     values: list[float] = []
@@ -132,70 +126,74 @@ def batch_view(s: Settings, alpha: float) -> BatchView:
 
 
 def _summary(s: Settings, alpha: float, table: BatchTable) -> str:
-    cost = costing(s)
-    here, none = table.stops_paying, table.none_pays
-    now = speedup_at(s, alpha, s.batch)
-    first = (
-        f"By the formula at the station's α = {alpha:.3f} on {cost.machine_label}: at batch "
-        f"{s.batch}, k = {s.k} gives {fmt.speedup(now)}."
+    now = say(
+        "batch.summary.now",
+        alpha=f"{alpha:.3f}",
+        machine=costing(s).machine_label,
+        batch=s.batch,
+        k=s.k,
+        speedup=fmt.speedup(speedup_at(s, alpha, s.batch)),
     )
+    return " ".join((now, _at_k(s, alpha, table), _any_k(s, alpha, table)))
+
+
+def _at_k(s: Settings, alpha: float, table: BatchTable) -> Sentence:
+    """From which batch the current k stops paying, and why."""
+    here = table.stops_paying
     if here is None:
-        at_k = f"k = {s.k} pays at every batch up to {BATCH_MAX}."
-    elif here == 1:
-        at_k = f"k = {s.k} does not pay even at batch 1."
-    else:
-        there = costing(at_batch(s, here))
-        why = (
-            "scoring the drafts of every sequence makes the verifying pass compute-bound, and "
-            "it costs more than the tokens it saves"
-            if there.verify(scored_per_sequence(s)) > 1.0 + 1e-9
-            else "the draft's own KV reads make each draft pass a larger share of a target pass"
-        )
-        before, after = speedup_at(s, alpha, here - 1), speedup_at(s, alpha, here)
-        at_k = (
-            f"k = {s.k} stops paying from batch {here} ({before:.3f}× at {here - 1}, "
-            f"{after:.3f}× at {here}): past there {why}."
-        )
+        return say("batch.summary.at_k.every_batch", k=s.k, batch_max=BATCH_MAX)
+    if here == 1:
+        return say("batch.summary.at_k.never", k=s.k)
+    there = costing(at_batch(s, here))
+    why = "compute_bound" if there.verify(scored_per_sequence(s)) > 1.0 + 1e-9 else "draft_kv"
+    before, after = speedup_at(s, alpha, here - 1), speedup_at(s, alpha, here)
+    return say(
+        "batch.summary.at_k.stops",
+        k=s.k,
+        batch=here,
+        before=f"{before:.3f}×",
+        previous=here - 1,
+        after=f"{after:.3f}×",
+        why=say(f"batch.summary.why.{why}"),
+    )
+
+
+def _any_k(s: Settings, alpha: float, table: BatchTable) -> Sentence:
+    """From which batch no k pays: where a serving system turns speculation off."""
+    none = table.none_pays
     if none is None:
-        any_k = "Some k pays at every batch in the range (the best k per batch is in the table)."
-    elif none == 1:
-        any_k = "No k pays at any batch: α is at or under even k = 1's price."
-    else:
-        any_k = (
-            f"From batch {none} no k pays (α = {alpha:.3f} ≤ k = 1's price per draft, "
-            f"{price(at_batch(s, none), 1):.3f}): a serving system switches speculation off "
-            "there."
-        )
-    return f"{first} {at_k} {any_k}"
+        return say("batch.summary.any_k.every_batch")
+    if none == 1:
+        return say("batch.summary.any_k.never")
+    return say(
+        "batch.summary.any_k.stops",
+        batch=none,
+        alpha=f"{alpha:.3f}",
+        price=f"{price(at_batch(s, none), 1):.3f}",
+    )
 
 
 def _context_note(s: Settings, alpha: float) -> str:
     """What the context does to the win at this batch, from the numbers either way."""
     if s.context == 0:
-        return (
-            "No context is read here. With a long context every pass also reads the batch's KV "
-            "cache, which keeps passes memory-bound to larger batches: set the context to see "
-            "what it does to the win."
-        )
+        return say("batch.context.none")
     bare = s.model_copy(update={"context": 0})
     with_kv, without = speedup_at(s, alpha, s.batch), speedup_at(bare, alpha, s.batch)
     plain_kv, plain_bare = costing(s).plain_seconds, costing(bare).plain_seconds
     if abs(with_kv - without) < 0.005:
-        effect = "changes the speedup by less than 0.01×"
-    elif with_kv > without:
-        effect = (
-            f"raises the speedup from {fmt.speedup(without)} to {fmt.speedup(with_kv)}: reading "
-            "the KV cache dominates every pass, so scoring k + 1 tokens stays about as cheap "
-            "as scoring one"
-        )
+        effect = say("batch.context.effect.same")
     else:
-        effect = (
-            f"lowers the speedup from {fmt.speedup(without)} to {fmt.speedup(with_kv)}: the "
-            "draft reads its own KV cache too, so a draft pass costs a larger share of a "
-            "target pass"
+        direction = "raises" if with_kv > without else "lowers"
+        effect = say(
+            f"batch.context.effect.{direction}",
+            without=fmt.speedup(without),
+            with_kv=fmt.speedup(with_kv),
         )
-    return (
-        f"With {s.context} tokens of context at batch {s.batch}, a plain step takes "
-        f"{plain_kv * 1e3:.2f} ms instead of {plain_bare * 1e3:.2f} ms, and the context "
-        f"{effect}."
+    return say(
+        "batch.context.note",
+        context=s.context,
+        batch=s.batch,
+        plain_kv=f"{plain_kv * 1e3:.2f}",
+        plain_bare=f"{plain_bare * 1e3:.2f}",
+        effect=effect,
     )

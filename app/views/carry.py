@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from app.contract.route import WORKLOAD
 from app.state.query import StationState, number_text
+from app.words import Sentence, say
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,12 +32,17 @@ def carry_rows(state: StationState) -> tuple[CarryRow, ...]:
     return tuple(rows)
 
 
-def _source(state: StationState, name: str) -> str:
+# The pages whose links the table names by where they came from.
+LINKS = ("serving", "cockpit")
+
+
+def _source(state: StationState, name: str) -> Sentence:
+    """Where the field's value came from: the mode of ``carry.source``."""
     if name in state.memory:
-        return "saved Serving checkpoint"
+        return say("carry.source.memory")
     if name in state.given:
-        who = {"serving": "link from Serving", "cockpit": "link from the route cockpit"}
-        return who.get(state.origin, "link (this page's address)")
+        origin = state.origin if state.origin in LINKS else "link"
+        return say(f"carry.source.{origin}")
     if state.origin:
-        return "default (the link did not carry it)"
-    return "default"
+        return say("carry.source.default_not_carried")
+    return say("carry.source.default")

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from app.words import Sentence, say
 from witness.core.trace import Bar, BlockTrace, DraftStep, Totals
 
 WIDTH = 640
@@ -211,27 +212,46 @@ def rejection_mass(alpha: float) -> float:
     return max(0.0, 1.0 - alpha)
 
 
-def identity_text(bar: Bar, alpha: float, repair: bool) -> str:
+def identity_text(bar: Bar, alpha: float, repair: bool) -> Sentence:
     """The stack of one bar in numbers, e.g. "'cat': min(p, q) 0.120 + (1 − α) 0.380 ×
     residual 0.210 = 0.200 = p" (repair on), or with ``≠`` and the resampled p (repair off)."""
     one_minus = exact(rejection_mass(alpha))
     if repair:
         total = bar.overlap + bar.repair_mass
-        return (
-            f"'{bar.word}': min(p, q) {exact(bar.overlap)} + (1 − α) {one_minus} × residual "
-            f"{exact(bar.residual)} = {exact(total)} = p"
+        return say(
+            "charts.repair.identity.repair",
+            word=bar.word,
+            overlap=exact(bar.overlap),
+            one_minus=one_minus,
+            residual=exact(bar.residual),
+            total=exact(total),
         )
     total = bar.overlap + bar.resample_mass
-    relation = "=" if _fills(total, bar.p) else "≠"
     stack, p = apart(total, bar.p)
-    return (
-        f"'{bar.word}': min(p, q) {exact(bar.overlap)} + (1 − α) {one_minus} × p {exact(bar.p)}"
-        f" = {stack} {relation} p {p}"
+    return say(
+        "charts.repair.identity.resample",
+        word=bar.word,
+        overlap=exact(bar.overlap),
+        one_minus=one_minus,
+        p=exact(bar.p),
+        stack=stack,
+        relation=_relation(total, bar.p),
+        p_apart=p,
     )
 
 
 def _fills(total: float, p: float) -> bool:
     return abs(total - p) <= 1e-12
+
+
+def _relation(total: float, p: float) -> str:
+    """The sign between a stack and p: "=" where the stack fills p, "≠" where it does not."""
+    return "=" if _fills(total, p) else "≠"
+
+
+def _mode(repair: bool) -> str:
+    """What the upper segments are: the repair's mass, or p resampled (repair off)."""
+    return "repair" if repair else "resample"
 
 
 def _top_mass(b: Bar, repair: bool) -> float:
@@ -240,15 +260,12 @@ def _top_mass(b: Bar, repair: bool) -> float:
 
 def repair_chart(block: BlockTrace, repair: bool = True) -> BarChart:
     """The stacked picture at the block's focus: min(p, q) + rejection mass against p."""
-    series = "repair" if repair else "resample"
+    series = _mode(repair)
     top_text = "(1 − α)·residual" if repair else "(1 − α)·p"
     if block.focus is None or not block.bars:
         return BarChart(
-            title=f"Block {block.index + 1}: nothing drafted, no repair picture",
-            summary=(
-                f"Block {block.index + 1} drafted nothing (one token was left): nothing was "
-                "accepted or rejected, so there is no repair picture."
-            ),
+            title=say("charts.repair.title.empty", block=block.index + 1),
+            summary=say("charts.repair.summary.empty", block=block.index + 1),
             identity="",
             repair=repair,
             top_series=series,
@@ -270,12 +287,15 @@ def repair_chart(block: BlockTrace, repair: bool = True) -> BarChart:
     stacks = tuple(
         _stack_bar(i, b, group, unit, repair, focus=i == 0, alpha=alpha) for i, b in enumerate(bars)
     )
-    where = "first rejection" if block.result.first_rejection is not None else "last drafted token"
+    where = "first_rejection" if block.result.first_rejection is not None else "last_drafted"
     rows = tuple(_row(b, i == 0, repair) for i, b in enumerate(bars))
     return BarChart(
-        title=(
-            f"Block {block.index + 1}, draft {block.focus + 1} ({where}): min(p, q) + "
-            f"{top_text} against p, token by token"
+        title=say(
+            "charts.repair.title.focus",
+            block=block.index + 1,
+            draft=block.focus + 1,
+            where=say(f"charts.repair.where.{where}"),
+            top=top_text,
         ),
         summary=_repair_summary(block, repair, stacks, alpha),
         identity=identity_text(bars[0], alpha, repair),
@@ -331,9 +351,22 @@ def _stack_bar(
     stub = None
     if focus and tallest == 0:
         stub = Rect(x, BASELINE_Y - STUB_PX, width, STUB_PX, "stub", f"'{b.word}': p = 0")
-    relation = "=" if _fills(lower + upper, b.p) else "≠"
     stack, p = apart(lower + upper, b.p)
-    scale_note = f"; drawn ×{zoom:.0f}, not to scale" if zoom != 1.0 else ""
+    numbers = {
+        "word": b.word,
+        "overlap": exact(lower),
+        "top": formula,
+        "upper": exact(upper),
+        "stack": stack,
+        "relation": _relation(lower + upper, b.p),
+        "p": p,
+        "q": exact(b.q),
+        "alpha": f"{alpha:.3f}",
+    }
+    if zoom == 1.0:
+        title = say("charts.repair.bar.to_scale", **numbers)
+    else:
+        title = say("charts.repair.bar.zoomed", **numbers, zoom=f"{zoom:.0f}")
     return StackBar(
         word=b.word,
         focus=focus,
@@ -351,40 +384,27 @@ def _stack_bar(
         tick_x=round(i * group + group / 2, 2),
         value_label="" if focus else exact(b.p),
         value_y=round(min(y_p, y_top) - 4, 2),
-        title=(
-            f"'{b.word}': min(p, q) {exact(lower)} + {formula} {exact(upper)} = "
-            f"{stack} {relation} p {p} (q {exact(b.q)}, α {alpha:.3f})"
-            f"{scale_note}"
-        ),
+        title=title,
     )
 
 
 def _legend(repair: bool) -> tuple[LegendItem, ...]:
     first, second = LEGEND_ROWS
-    top = (
-        LegendItem(LEGEND_COLUMN, first, "swatch", "repair", "(1 − α)·residual: repair mass")
-        if repair
-        else LegendItem(
-            LEGEND_COLUMN, first, "swatch", "resample", "(1 − α)·p: resampled (repair off)"
-        )
-    )
+    top = _mode(repair)
     return (
-        LegendItem(0, first, "swatch", "accepted", "min(p, q): accepted mass"),
-        top,
-        LegendItem(0, second, "outline", "p", "p (target): outline and top mark"),
-        LegendItem(
-            LEGEND_COLUMN,
-            second,
-            "marker",
-            "focus",
-            "the drafted token at the focus (▲ under its bar)",
-        ),
+        LegendItem(0, first, "swatch", "accepted", say("charts.repair.legend.accepted")),
+        LegendItem(LEGEND_COLUMN, first, "swatch", top, say(f"charts.repair.legend.{top}")),
+        LegendItem(0, second, "outline", "p", say("charts.repair.legend.p")),
+        LegendItem(LEGEND_COLUMN, second, "marker", "focus", say("charts.repair.legend.focus")),
     )
 
 
 def _callout(bar: StackBar, b: Bar, alpha: float) -> Callout:
-    zoom = f" · drawn ×{bar.zoom:.0f}" if bar.zoom != 1.0 else ""
-    text = f"'{b.word}': p {exact(b.p)} · q {exact(b.q)} · α {alpha:.3f}{zoom}"
+    numbers = {"word": b.word, "p": exact(b.p), "q": exact(b.q), "alpha": f"{alpha:.3f}"}
+    if bar.zoom == 1.0:
+        text = say("charts.repair.callout.to_scale", **numbers)
+    else:
+        text = say("charts.repair.callout.zoomed", **numbers, zoom=f"{bar.zoom:.0f}")
     centre = bar.x + bar.width / 2
     half = len(text) * CHAR_PX / 2
     if centre - half < 0:
@@ -419,7 +439,7 @@ def _row(b: Bar, focus: bool, repair: bool) -> BarRow:
         overlap=exact(b.overlap),
         rejection=exact(upper),
         stack=stack,
-        relation="=" if _fills(b.overlap + upper, b.p) else "≠",
+        relation=_relation(b.overlap + upper, b.p),
     )
 
 
@@ -428,61 +448,54 @@ def _repair_summary(
 ) -> str:
     d = block.drafts[block.focus] if block.focus is not None else None
     assert d is not None
-    bars = block.bars
-    parts: list[str] = []
-    rejected = block.result.first_rejection is not None
-    if not block.result.verified:
-        parts.append(
-            f"Verify is off: nothing checked '{d.word}', and the block emitted its drafts as "
-            "they came, so the output follows q. The stacks show what a verifying server "
-            "would emit here."
-        )
-    elif rejected:
-        parts.append(
-            f"The draft proposed '{d.word}' with q = {exact(d.q)} but the target gives it "
-            f"p = {exact(d.p)}; it was rejected."
-        )
-    else:
-        parts.append(
-            f"Every draft of this block was accepted (the bonus token came from p); the "
-            f"picture is the law at the last one, '{d.word}'."
-        )
-    if repair:
-        parts.append(
-            "Each bar stacks min(p, q), the mass an accepted draft gives a token, under "
-            f"(1 − α)·residual, the mass the repair gives it (α = {alpha:.3f}): the two fill p "
-            "exactly, bar by bar, which is why speculative sampling emits exactly p."
-        )
-    else:
-        parts.append(
-            "Repair is off, so a rejection resamples p itself: each bar stacks min(p, q) under "
-            f"(1 − α)·p (α = {alpha:.3f}), and the stack is not p: every token with q ≥ p "
-            "gets more than p, so the output leans toward what the draft likes."
-        )
-    parts.append(identity_text(bars[0], alpha, repair) + ".")
+    mode = _mode(repair)
+    parts: list[Sentence] = [
+        _checked(block, d),
+        say(f"charts.repair.summary.stacks.{mode}", alpha=f"{alpha:.3f}"),
+        say("charts.repair.summary.identity", identity=identity_text(block.bars[0], alpha, repair)),
+    ]
     final = block.final_word
-    if block.result.verified and rejected and final is not None:
-        drawn = next((b for b in bars[1:] if b.word == final), None)
-        verb = "Repaired to" if repair else "Resampled to"
-        if drawn is not None:
-            parts.append(f"{verb} {identity_text(drawn, alpha, repair)}.")
-        else:
-            parts.append(f"{verb} '{final}' (not among the bars drawn).")
+    if block.result.verified and block.result.first_rejection is not None and final is not None:
+        parts.append(_final(block, final, alpha, repair))
+    parts += _how_drawn(stacks)
+    return " ".join(parts)
+
+
+def _checked(block: BlockTrace, d: DraftStep) -> Sentence:
+    """What happened to the focus token: unchecked, rejected, or the last of an accepted run."""
+    if not block.result.verified:
+        return say("charts.repair.summary.checked.unverified", word=d.word)
+    if block.result.first_rejection is not None:
+        return say(
+            "charts.repair.summary.checked.rejected", word=d.word, q=exact(d.q), p=exact(d.p)
+        )
+    return say("charts.repair.summary.checked.accepted", word=d.word)
+
+
+def _final(block: BlockTrace, final: str, alpha: float, repair: bool) -> Sentence:
+    """The token a rejection gave: its stack in numbers when its bar is drawn."""
+    mode = _mode(repair)
+    drawn = next((b for b in block.bars[1:] if b.word == final), None)
+    if drawn is not None:
+        identity = identity_text(drawn, alpha, repair)
+        return say(f"charts.repair.summary.drawn.{mode}", identity=identity)
+    return say(f"charts.repair.summary.undrawn.{mode}", word=final)
+
+
+def _how_drawn(stacks: tuple[StackBar, ...]) -> list[Sentence]:
+    """Where the picture is not to scale, or too small to see, the words say so."""
+    parts: list[Sentence] = []
     focus = stacks[0]
     if focus.zoom != 1.0:
-        parts.append(
-            f"The bar of '{focus.word}' is too small to draw to scale: it is drawn "
-            f"{focus.zoom:.0f}× taller than the others, its numbers printed above it."
-        )
+        zoom = f"{focus.zoom:.0f}"
+        parts.append(say("charts.repair.summary.focus.zoomed", word=focus.word, zoom=zoom))
     elif focus.stub is not None:
-        parts.append(f"p('{focus.word}') is 0: an empty stub marks its place.")
+        parts.append(say("charts.repair.summary.focus.stub", word=focus.word))
     tiny = [s.word for s in stacks[1:] if not s.empty and s.visible_height < VISIBLE_PX]
     if tiny:
         listed = ", ".join(f"'{w}'" for w in tiny)
-        parts.append(
-            f"Too small to see at this scale (under 1 px): {listed}; the table has their numbers."
-        )
-    return " ".join(parts)
+        parts.append(say("charts.repair.summary.too_small", words=listed))
+    return parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -511,8 +524,6 @@ def gauge(step: DraftStep) -> Gauge:
     threshold = min(1.0, step.ratio)
     span = GAUGE_RIGHT - GAUGE_LEFT
     accepted = step.u < threshold
-    relation = "<" if accepted else "≥"
-    outcome = "accepted" if accepted else "rejected"
     threshold_x = round(GAUGE_LEFT + span * threshold, 2)
     return Gauge(
         width=WIDTH,
@@ -527,9 +538,12 @@ def gauge(step: DraftStep) -> Gauge:
         accepted=accepted,
         u_text=f"u = {step.u:.2f}",
         threshold_text=f"min(1, p/q) = {threshold:.2f}",
-        summary=(
-            f"Draft {step.position + 1} '{step.word}': u = {step.u:.2f} {relation} "
-            f"min(1, p/q) = {threshold:.2f}, so it was {outcome}."
+        summary=say(
+            f"charts.gauge.{'accepted' if accepted else 'rejected'}",
+            draft=step.position + 1,
+            word=step.word,
+            u=f"{step.u:.2f}",
+            threshold=f"{threshold:.2f}",
         ),
     )
 
@@ -560,20 +574,13 @@ def pass_chart(t: Totals, draft_cost: float) -> PassChart:
     priced = abs(target_units - t.target_passes) > 1e-9
     plain = PassRow(
         label="Plain decoding",
-        value_text=f"{t.baseline_target_passes} target passes",
+        value_text=say("charts.passes.plain", passes=t.baseline_target_passes),
         rects=(Rect(0, 0, round(t.baseline_cost_units * scale, 2), 22, "target", "target"),),
         y=20,
     )
     spec = PassRow(
         label="Speculative",
-        value_text=(
-            (
-                f"{t.target_passes} target passes (priced {target_units:.1f})"
-                if priced
-                else f"{t.target_passes} target passes"
-            )
-            + f" + {t.draft_passes} draft passes × {draft_cost:.2f} = {t.cost_units:.1f} units"
-        ),
+        value_text=_spec_value(t, draft_cost, target_units, priced),
         rects=(
             Rect(0, 0, round(target_units * scale, 2), 22, "target", "target passes"),
             Rect(
@@ -591,9 +598,26 @@ def pass_chart(t: Totals, draft_cost: float) -> PassChart:
         width=WIDTH,
         height=112,
         rows=(plain, spec),
-        summary=(
-            f"Plain decoding costs {t.baseline_cost_units:.0f} target-pass units for "
-            f"{t.tokens} tokens; speculation costs {t.cost_units:.1f} "
-            f"({t.target_passes} target passes and {t.draft_passes} draft passes)."
+        summary=say(
+            "charts.passes.summary",
+            plain=f"{t.baseline_cost_units:.0f}",
+            tokens=t.tokens,
+            units=f"{t.cost_units:.1f}",
+            target=t.target_passes,
+            draft=t.draft_passes,
         ),
     )
+
+
+def _spec_value(t: Totals, draft_cost: float, target_units: float, priced: bool) -> Sentence:
+    """The speculative row's cost: its passes, the target's priced where a pass costs more
+    than one plain step."""
+    passes = {
+        "target": t.target_passes,
+        "draft": t.draft_passes,
+        "cost": f"{draft_cost:.2f}",
+        "units": f"{t.cost_units:.1f}",
+    }
+    if priced:
+        return say("charts.passes.priced", **passes, priced=f"{target_units:.1f}")
+    return say("charts.passes.speculative", **passes)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from app.state.query import FieldProblem, number_text
 from app.views import fmt
+from app.words import Sentence, catalog, say
 from witness import Settings
 from witness.core.settings import DISTINCT_WIDTH_MAX, TREE_NODES_MAX, field_bounds, tree_nodes
 from witness.cost.costing import MACHINES, PAIRS, costing, price, scored_per_sequence
@@ -22,26 +23,25 @@ SWITCHES = ("verify", "repair")
 WORKLOAD = ("prompt", "tokens", "ttft_ms", "tpot_ms")
 # The advanced drafting control: how a block's drafts are made and checked.
 DRAFTING = ("tree_width", "drafting", "acceptance", "draft_source")
+
+
+def _noted(name: str) -> dict[str, str]:
+    """The notes the words hold for a choice setting's values, by value."""
+    return {
+        value: say(f"controls.choice.{name}.{value}")
+        for value in catalog("controls")["choice"][name]
+    }
+
+
 # What each choice is, beside its value (the value itself is the model's, never copied here;
-# a choice the witness adds without a note here is shown by its value alone).
+# a choice the witness adds without a note in app/words/controls.toml is shown by its value
+# alone).
 CHOICE_NOTES: dict[str, dict[str, str]] = {
-    "drafting": {
-        "sample": "independent draws from q (SpecInfer)",
-        "distinct": "draws from q without replacement (Sequoia)",
-        "top": "q's most likely words (EAGLE-2)",
-    },
-    "acceptance": {
-        "exact": "rejection sampling against p: lossless",
-        "typical": "Medusa's threshold on p(x): not lossless",
-    },
-    "draft_source": {
-        "model": "the draft model proposes",
-        "lookup": "prompt lookup copies earlier words: no draft model",
-        "adversary": "an adversarial draft: it proposes the target's least likely word",
-    },
+    "drafting": _noted("drafting"),
+    "acceptance": _noted("acceptance"),
+    "draft_source": _noted("draft_source"),
     # The labels come from witness.cost.costing, where each number is cited.
-    "machine": {"custom": "the c slider; every target pass costs one"}
-    | {m.id: m.label for m in MACHINES.values()},
+    "machine": _noted("machine") | {m.id: m.label for m in MACHINES.values()},
     "pair": {p.id: p.label for p in PAIRS.values()},
 }
 
@@ -145,11 +145,11 @@ def controls_view(s: Settings, problems: tuple[FieldProblem, ...]) -> ControlsVi
     sliders = [control(n, s, problems) for n in SLIDERS]
     if s.machine != "custom":  # the slider waits for custom: say so where it stands
         i = SLIDERS.index("draft_cost")
-        sliders[i] = replace(
-            sliders[i],
-            help=f"Used with machine custom. On {costing(s).machine_label} c is derived from "
-            f"the model pair: now {costing(s).c:.3f} (under “Cost of a pass”).",
+        cost = costing(s)
+        words = say(
+            "controls.slider.draft_cost_on_machine", machine=cost.machine_label, c=f"{cost.c:.3f}"
         )
+        sliders[i] = replace(sliders[i], help=words)
     return ControlsView(
         sliders=tuple(sliders),
         switches=tuple(control(n, s, problems) for n in SWITCHES),
@@ -174,81 +174,70 @@ def _sum_text(width: int, depth: int) -> str:
     return " + ".join(str(width**d) for d in range(1, depth + 1))
 
 
-def tree_text(s: Settings) -> str:
+def tree_text(s: Settings) -> Sentence:
     """What one full block drafts, and who scores it: "a chain of 4 drafts, …"."""
     width, k = s.tree_width, s.k
-    nodes = tree_nodes(width, k)
-    scored = (
-        "all scored in one target pass"
-        if s.verify
-        else "none scored: target verify is off, so the drafts stand unchecked"
-    )
+    scored = say(f"controls.tree.scored.{'verified' if s.verify else 'unverified'}")
     if s.draft_source == "lookup":
-        return (
-            f"No draft model: a chain of at most {k} copied words per block, {scored}. Each "
-            "block copies what followed the latest earlier occurrence of its last 1 to "
-            f"{NGRAM_MAX} words in the prompt and text, and drafts nothing when there is none."
-        )
+        return say("controls.tree.lookup", k=k, scored=scored, ngram_max=NGRAM_MAX)
     if width == 1:
-        return f"A chain of {k} draft{'s' if k != 1 else ''} per full block, {scored}."
-    return (
-        f"A tree {width} wide and {k} deep: {_sum_text(width, k)} = {nodes} drafted nodes per "
-        f"full block, {scored} (at most {TREE_NODES_MAX})."
+        return say(f"controls.tree.{'chain_one' if k == 1 else 'chain'}", k=k, scored=scored)
+    return say(
+        "controls.tree.tree",
+        width=width,
+        k=k,
+        sum=_sum_text(width, k),
+        nodes=tree_nodes(width, k),
+        scored=scored,
+        nodes_max=TREE_NODES_MAX,
     )
 
 
-def depth_text(width: int) -> str:
+def depth_text(width: int) -> Sentence:
     deepest = deepest_k(width)
     if deepest == K_MAX:
-        return f"At width {width}, every k up to {K_MAX} fits in one target pass."
-    return (
-        f"At width {width}, k is at most {deepest}: {_sum_text(width, deepest)} = "
-        f"{tree_nodes(width, deepest)} nodes; k = {deepest + 1} would draft "
-        f"{tree_nodes(width, deepest + 1)}, past the {TREE_NODES_MAX} one pass scores."
+        return say("controls.depth.every", width=width, k_max=K_MAX)
+    return say(
+        "controls.depth.limited",
+        width=width,
+        deepest=deepest,
+        sum=_sum_text(width, deepest),
+        nodes=tree_nodes(width, deepest),
+        next=deepest + 1,
+        next_nodes=tree_nodes(width, deepest + 1),
+        nodes_max=TREE_NODES_MAX,
     )
 
 
-def _notes(s: Settings) -> tuple[str, ...]:
+def _notes(s: Settings) -> tuple[Sentence, ...]:
     notes = []
     if s.tokens - 1 < s.k:  # a block drafts no further than the request goes (room − 1)
-        most = s.tokens - 1
-        notes.append(
-            f"This request is {s.tokens} token{'s' if s.tokens != 1 else ''} long, too short "
-            f"for a full block: a block drafts at most {most} level{'s' if most != 1 else ''}."
-        )
+        notes.append(_short_note(s.tokens))
     if s.tree_width == 1 and s.drafting == "distinct" and is_chain(s):
-        notes.append(
-            "With one sibling and exact acceptance this is the chain: distinct drafting "
-            "changes nothing until the width is 2 or more."
-        )
+        notes.append(say("controls.note.distinct_chain"))
     if s.tree_width == 1 and s.drafting == "top" and s.draft_source != "lookup":
-        notes.append(
-            "One sibling drafted top is q's most likely token at every level, not a draw "
-            "from q: it stands with probability p(x)."
-        )
+        notes.append(say("controls.note.top_chain"))
     if s.tree_width > DISTINCT_WIDTH_MAX:
         notes.append(
-            f"Distinct drafting is checked exactly only up to width {DISTINCT_WIDTH_MAX}; at "
-            f"width {s.tree_width} the station refuses it."
+            say("controls.note.distinct_refused", width_max=DISTINCT_WIDTH_MAX, width=s.tree_width)
         )
     if s.acceptance == "typical" and not s.verify:
-        notes.append("Target verify is off, so no acceptance rule runs: nothing is checked.")
+        notes.append(say("controls.note.typical_unverified"))
     elif s.acceptance == "typical":
-        notes.append(
-            "Typical acceptance is not lossless: a drafted word stands when its p(x) clears "
-            f"min({EPSILON:g}, {DELTA:g}·e^(−H(p))), and nothing is resampled, so the output "
-            "leans toward the draft."
-        )
+        notes.append(say("controls.note.typical", epsilon=f"{EPSILON:g}", delta=f"{DELTA:g}"))
     if s.draft_source == "lookup":
         needs = ", ".join(
             f"{Settings.model_fields[n].title} {field_bounds(n)['default']}"
             for n in ("tree_width", "drafting", "acceptance")
         )
-        notes.append(
-            "Prompt lookup uses no draft model: copying costs nothing, so the draft cost c "
-            f"counts as 0. It drafts one copied chain, checked exactly ({needs})."
-        )
+        notes.append(say("controls.note.lookup", needs=needs))
     return tuple(notes)
+
+
+def _short_note(tokens: int) -> Sentence:
+    """A request too short for a full block: a block drafts at most tokens − 1 levels."""
+    mode = "one_token" if tokens == 1 else "two_tokens" if tokens == 2 else "longer"
+    return say(f"controls.note.short.{mode}", tokens=tokens, most=tokens - 1)
 
 
 def drafting_view(s: Settings, problems: tuple[FieldProblem, ...]) -> DraftingView:
@@ -305,54 +294,83 @@ def cost_lines(s: Settings) -> tuple[str, ...]:
     cost = costing(s)
     m, p = cost.machine, cost.pair
     if m is None or p is None:
-        draft = (
-            "prompt lookup runs no draft model (c counts as 0)"
-            if s.draft_source == "lookup"
-            else f"a draft pass costs the slider's c = {s.draft_cost:.2f} of a target pass"
-        )
-        return (
-            f"Custom: {draft}, and a target pass costs one whatever it scores, so the batch "
-            "and the context change nothing here. Choose a machine to price every pass by "
-            "the roofline.",
-        )
-    scored = scored_per_sequence(s)
-    verify_ms = cost.seconds(p.target, scored) * 1e3
-    plain_ms, draft_ms = cost.plain_seconds * 1e3, cost.draft_seconds * 1e3
-    total = price(s)
+        if s.draft_source == "lookup":
+            draft = say("controls.cost.custom_draft.lookup")
+        else:
+            draft = say("controls.cost.custom_draft.model", c=f"{s.draft_cost:.2f}")
+        return (say("controls.cost.custom", draft=draft),)
     lines = [
-        f"{m.label}, {p.target.label} ({p.target.params / 1e9:.2f} B parameters) with "
-        f"{p.draft.label} ({p.draft.params / 1e9:.2f} B), batch {s.batch}, "
-        f"{s.context} tokens of context.",
-        "A pass takes T = max((N·2 bytes + KV bytes) / bandwidth, 2·N·tokens / FLOP/s): "
-        f"a plain decoding step (the target scoring 1 token of each of {s.batch} "
-        f"sequence{'s' if s.batch != 1 else ''}) {plain_ms:.3f} ms, "
-        + (
-            "and prompt lookup runs no draft model, so no draft pass is paid (c = 0)."
-            if s.draft_source == "lookup"
-            else f"a draft pass {draft_ms:.3f} ms, so c = T_draft / T_target = {cost.c:.3f}."
+        say(
+            "controls.cost.setup",
+            machine=m.label,
+            target=p.target.label,
+            target_params=f"{p.target.params / 1e9:.2f}",
+            draft=p.draft.label,
+            draft_params=f"{p.draft.params / 1e9:.2f}",
+            batch=s.batch,
+            context=s.context,
         ),
-        f"The verifying pass scores {scored} tokens of each sequence ({s.batch * scored} in "
-        f"all): {verify_ms:.3f} ms, {cost.verify(scored):.2f} plain steps"
-        + (
-            ", no dearer than one: it is still memory-bound"
-            if cost.verify(scored) <= 1.0 + 1e-9
-            else ", dearer than one: its arithmetic now outlasts reading the weights"
-        )
-        + f". The price per draft at k = {s.k} is c + (v − 1)/k = {total:.3f}.",
+        _plain_line(s),
+        _verify_line(s),
     ]
     if s.context:
         kv = s.batch * s.context * p.target.kv_per_token
         lines.append(
-            f"Every target pass also reads the batch's KV cache: {s.batch} × {s.context} "
-            f"tokens × {p.target.kv_per_token / 1024:.0f} KiB = {_gb(kv)}."
+            say(
+                "controls.cost.kv",
+                batch=s.batch,
+                context=s.context,
+                kib=f"{p.target.kv_per_token / 1024:.0f}",
+                size=_gb(kv),
+            )
         )
     if not cost.fits:
         lines.append(
-            f"This does not fit: the weights ({_gb(cost.weights_bytes)}) and the KV cache "
-            f"({_gb(cost.kv_bytes)}) need more than the {_gb(m.memory)} of memory; a real "
-            "server could not run this batch at this context. The station still prices it."
+            say(
+                "controls.cost.no_fit",
+                weights=_gb(cost.weights_bytes),
+                kv=_gb(cost.kv_bytes),
+                memory=_gb(m.memory),
+            )
         )
     return tuple(lines)
+
+
+def _plain_line(s: Settings) -> Sentence:
+    """A pass's roofline, a plain step over the batch, and the draft's pass (none for lookup)."""
+    cost = costing(s)
+    if s.draft_source == "lookup":
+        draft = say("controls.cost.draft_pass.lookup")
+    else:
+        draft = say(
+            "controls.cost.draft_pass.model",
+            draft_ms=f"{cost.draft_seconds * 1e3:.3f}",
+            c=f"{cost.c:.3f}",
+        )
+    return say(
+        f"controls.cost.plain.{'one' if s.batch == 1 else 'many'}",
+        batch=s.batch,
+        plain_ms=f"{cost.plain_seconds * 1e3:.3f}",
+        draft=draft,
+    )
+
+
+def _verify_line(s: Settings) -> Sentence:
+    """The verifying pass: what it scores, what it costs in plain steps, and the price."""
+    cost = costing(s)
+    assert cost.pair is not None
+    scored = scored_per_sequence(s)
+    steps = cost.verify(scored)
+    bound = "memory_bound" if steps <= 1.0 + 1e-9 else "compute_bound"
+    return say(
+        f"controls.cost.verify.{bound}",
+        scored=scored,
+        all=s.batch * scored,
+        verify_ms=f"{cost.seconds(cost.pair.target, scored) * 1e3:.3f}",
+        steps=f"{steps:.2f}",
+        k=s.k,
+        price=f"{price(s):.3f}",
+    )
 
 
 def cost_view(s: Settings, problems: tuple[FieldProblem, ...]) -> CostView:
@@ -360,8 +378,11 @@ def cost_view(s: Settings, problems: tuple[FieldProblem, ...]) -> CostView:
     cost = costing(s)
     source = ""
     if cost.machine is not None and cost.pair is not None:
-        source = (
-            f"Sources: {cost.machine.source}; {cost.pair.target.source}; {cost.pair.draft.source}."
+        source = say(
+            "controls.cost.sources",
+            machine=cost.machine.source,
+            target=cost.pair.target.source,
+            draft=cost.pair.draft.source,
         )
     return CostView(
         machine=controls["machine"],

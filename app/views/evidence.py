@@ -20,11 +20,12 @@ from app.views.judgement import (
 from app.views.marks import MARKS, Mark
 from app.views.pricing import cost_short
 from app.views.tree_chart import TreeChart, ending_sentence, method_name, tree_chart
+from app.words import Sentence, say
 from witness import Settings
 from witness.core.settings import drafted_width, tree_nodes
 from witness.core.trace import BlockTrace, RequestTrace, Totals
-from witness.cost.costing import costing, scored_per_sequence
-from witness.judge.ensemble import Ensemble, Estimate
+from witness.cost.costing import Costing, costing, scored_per_sequence
+from witness.judge.ensemble import Comparison, Ensemble, Estimate
 from witness.judge.evaluation import SIGNIFICANCE, FirstTokenCheck
 from witness.methods.block import is_chain
 from witness.serve.accounting import draft_cost, speedup_expected
@@ -178,13 +179,10 @@ def default_block(trace: RequestTrace) -> int:
 def block_detail(block: BlockTrace, s: Settings, prompt_words: int | None = None) -> BlockDetail:
     if not is_chain(s):
         return _method_detail(block, s, prompt_words)
-    verified = s.verify
     rows = []
     for d in block.drafts:
-        if d.accepted is None:
-            outcome, kind = ("not checked" if not verified else "not reached"), "unchecked"
-        else:
-            outcome, kind = ("accepted", "accepted") if d.accepted else ("rejected", "rejected")
+        kind = _outcome_kind(d.accepted)
+        mode = kind if kind != "unchecked" else ("not_reached" if s.verify else "not_checked")
         rows.append(
             DraftRow(
                 d.position + 1,
@@ -193,7 +191,7 @@ def block_detail(block: BlockTrace, s: Settings, prompt_words: int | None = None
                 fmt.prob(d.q),
                 f"{d.ratio:.2f}",
                 f"{d.u:.2f}",
-                outcome,
+                say(f"evidence.outcome.{mode}"),
                 kind,
             )
         )
@@ -205,6 +203,13 @@ def block_detail(block: BlockTrace, s: Settings, prompt_words: int | None = None
         chart=repair_chart(block, s.repair) if block.focus is not None else None,
         gauge=gauge(block.drafts[block.focus]) if block.focus is not None else None,
     )
+
+
+def _outcome_kind(accepted: bool | None) -> str:
+    """A draft's row class: accepted, rejected, or unchecked (not reached or not verified)."""
+    if accepted is None:
+        return "unchecked"
+    return "accepted" if accepted else "rejected"
 
 
 def _method_detail(block: BlockTrace, s: Settings, prompt_words: int | None) -> BlockDetail:
@@ -224,62 +229,60 @@ def _method_detail(block: BlockTrace, s: Settings, prompt_words: int | None) -> 
     )
 
 
-def block_ending(block: BlockTrace, s: Settings) -> str:
+def block_ending(block: BlockTrace, s: Settings) -> Sentence:
+    """How the worked block ended: nothing drafted, nothing checked, a rejection, or a bonus."""
+    final, drafted = block.final_word, len(block.drafts)
     if not block.drafts and s.draft_source == "lookup" and s.tokens - block.start > 1:
-        return (
-            "Prompt lookup found no earlier occurrence of the last words, so nothing was "
-            f"copied: a plain target pass gave '{block.final_word}' from p."
-        )
+        return say("evidence.ending.lookup_no_match", word=final)
     if not block.drafts:
-        return (
-            f"One token was left to generate, so nothing was drafted: a plain target pass "
-            f"gave '{block.final_word}' from p."
-        )
+        return say("evidence.ending.one_token", word=final)
     if not s.verify:
-        return (
-            f"Nothing checked the {len(block.drafts)} drafted tokens: all were emitted as drafted."
-        )
-    if block.result.first_rejection is not None:
-        rejected = f"Draft {block.result.first_rejection + 1} '{block.rejected_word}' was rejected"
+        return say("evidence.ending.unverified", drafted=drafted)
+    r = block.result.first_rejection
+    if r is not None:
+        rejected = {"position": r + 1, "word": block.rejected_word, "final": final}
         if not s.repair:
-            return (
-                f"{rejected}; with repair off the target resampled p and gave '{block.final_word}'."
-            )
-        top = ", ".join(f"'{w}' {fmt.prob(r)}" for w, r in block.residual_top[:3])
-        return f"{rejected}; the residual ({top}) gave '{block.final_word}'."
-    bonus = block.final_word
-    drafted = f"All {len(block.drafts)} drafts were accepted"
-    if block.truncated:
-        return (
-            f"{drafted}; the request needed no more tokens, so the bonus token '{bonus}' from "
-            "the same pass was not used."
-        )
-    return f"{drafted}; the bonus token '{bonus}' came from p."
+            return say("evidence.ending.resampled", **rejected)
+        top = ", ".join(f"'{w}' {fmt.prob(p)}" for w, p in block.residual_top[:3])
+        return say("evidence.ending.repaired", top=top, **rejected)
+    mode = "bonus_unused" if block.truncated else "bonus"
+    return say(f"evidence.ending.{mode}", drafted=drafted, bonus=final)
 
 
-def first_rejection_text(trace: RequestTrace) -> str:
-    repair = bool(trace.settings["repair"])
+def first_rejection_text(trace: RequestTrace) -> Sentence:
     s = Settings(**trace.settings)
     for b in trace.blocks:
         r = b.result.first_rejection
         if r is not None and b.levels:
-            return f"Block {b.index + 1}, depth {r + 1}: " + ending_sentence(b, s)
+            return say(
+                "evidence.first_rejection.tree",
+                block=b.index + 1,
+                depth=r + 1,
+                ending=ending_sentence(b, s),
+            )
         if r is not None:
             d = b.drafts[r]
-            how = "repaired from the residual to" if repair else "resampled from p (repair off):"
-            return (
-                f"Block {b.index + 1}, draft {r + 1}: '{d.word}' with u = {d.u:.2f} ≥ "
-                f"p/q = {d.ratio:.2f}; {how} '{b.final_word}'."
+            return say(
+                f"evidence.first_rejection.{'repaired' if s.repair else 'resampled'}",
+                block=b.index + 1,
+                position=r + 1,
+                word=d.word,
+                u=f"{d.u:.2f}",
+                ratio=f"{d.ratio:.2f}",
+                final=b.final_word,
             )
-    if not trace.settings["verify"]:
-        return "None: with target verify off nothing is ever rejected (or checked)."
+    return say(f"evidence.first_rejection.none.{_why_no_rejection(trace, s)}")
+
+
+def _why_no_rejection(trace: RequestTrace, s: Settings) -> str:
+    """Why a request has no rejection (a mode of ``evidence.first_rejection.none``)."""
+    if not s.verify:
+        return "unverified"
     if not any(b.drafts for b in trace.blocks):
-        if trace.settings["draft_source"] == "lookup" and trace.settings["tokens"] > 1:
-            return "None: prompt lookup never found earlier words to copy, so nothing was drafted."
-        return "None: with one token to generate nothing was drafted."
+        return "lookup_no_match" if s.draft_source == "lookup" and s.tokens > 1 else "one_token"
     if any(b.levels for b in trace.blocks):
-        return "None: at every depth every walk reached, a sibling stood."
-    return "None: every drafted token in this request was accepted."
+        return "sibling_stood"
+    return "all_accepted"
 
 
 def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Figure, ...]:
@@ -289,17 +292,19 @@ def figures(trace: RequestTrace, settings: Settings, ens: Ensemble) -> tuple[Fig
         return _method_figures(trace, settings, ens)
     t = trace.totals
     est = ens.speedup(costing(settings))
-    drafted = f"at most k = {settings.k} per block (the last drafts only what is left)"
     return _figures(
         t,
         settings,
         est,
-        passes=f"{drafted}, {t.blocks} blocks",
-        per_pass_note=f"accepted drafts {t.accepted_drafts}",
+        passes=say("evidence.figure.draft_passes.chain", k=settings.k, blocks=t.blocks),
+        per_pass_note=say("evidence.figure.per_pass.chain", accepted=t.accepted_drafts),
         formula=fmt.speedup(formula_speedup(ens, settings)),
-        formula_note=(
-            f"at the station's α = {ens.alpha:.3f} (mean over {alpha_over(ens)}; this "
-            f"request's own {t.mean_alpha:.3f}), {cost_short(settings)}"
+        formula_note=say(
+            "evidence.figure.formula.chain",
+            alpha=f"{ens.alpha:.3f}",
+            over=alpha_over(ens),
+            own=f"{t.mean_alpha:.3f}",
+            cost=cost_short(settings),
         ),
     )
 
@@ -308,43 +313,39 @@ def _method_figures(trace: RequestTrace, s: Settings, ens: Ensemble) -> tuple[Fi
     """`figures` for a tree, typical acceptance or prompt lookup: the same figures, with the
     draft work, the verification width and the copied draft's zero cost said."""
     t = trace.totals
-    c = draft_cost(s)
     est = ens.speedup(costing(s))
-    if s.draft_source == "lookup":
-        passes = (
-            f"prompt lookup copies its draft ({t.drafted_tokens} tokens copied): no draft "
-            f"model runs, {t.blocks} blocks"
-        )
-    else:
-        passes = (
-            f"one batched pass per level, at most k = {s.k} per block; {t.drafted_tokens} "
-            f"tokens drafted in {t.blocks} blocks"
-        )
-    scored = (
-        f"; the target scored {t.scored_per_pass:.1f} tokens per pass"
-        if t.scored_per_pass is not None
-        else ""
-    )
-    formula = speedup_expected(ens.alpha, s.k, c, verify=s.verify)
+    formula = speedup_expected(ens.alpha, s.k, draft_cost(s), verify=s.verify)
     return _figures(
         t,
         s,
         est,
-        passes=passes,
-        per_pass_note=f"depths that stood {t.accepted_drafts}{scored}",
-        formula=fmt.speedup(formula),
-        formula_note=(
-            f"at the station's α = {ens.alpha:.3f} (here the chance that "
-            f"{'a copied token' if s.draft_source == 'lookup' else 'a level'} stands, mean "
-            f"over every depth {est.n} requests reach; this request's own "
-            f"{t.mean_alpha:.3f}), {cost_short(s)}"
-            + (
-                " (a copied draft costs nothing; the formula assumes k copied words at every "
-                "block, and lookup copies only where the last words were seen before)"
-                if s.draft_source == "lookup"
-                else ""
+        passes=_method_passes(t, s),
+        per_pass_note=(
+            say("evidence.figure.per_pass.levels", stood=t.accepted_drafts)
+            if t.scored_per_pass is None
+            else say(
+                "evidence.figure.per_pass.scored",
+                stood=t.accepted_drafts,
+                scored=f"{t.scored_per_pass:.1f}",
             )
         ),
+        formula=fmt.speedup(formula),
+        formula_note=say(
+            f"evidence.figure.formula.{'lookup' if s.draft_source == 'lookup' else 'levels'}",
+            alpha=f"{ens.alpha:.3f}",
+            requests=est.n,
+            own=f"{t.mean_alpha:.3f}",
+            cost=cost_short(s),
+        ),
+    )
+
+
+def _method_passes(t: Totals, s: Settings) -> Sentence:
+    """The draft passes' note: a copy runs no draft model; a tree drafts a level a pass."""
+    if s.draft_source == "lookup":
+        return say("evidence.figure.draft_passes.lookup", copied=t.drafted_tokens, blocks=t.blocks)
+    return say(
+        "evidence.figure.draft_passes.levels", k=s.k, drafted=t.drafted_tokens, blocks=t.blocks
     )
 
 
@@ -365,14 +366,14 @@ def _figures(
         Figure(
             "Target passes",
             f"{t.target_passes}",
-            f"plain decoding needs {t.baseline_target_passes}",
+            say("evidence.figure.target_passes", passes=t.baseline_target_passes),
         ),
         Figure("Draft passes", f"{t.draft_passes}", passes),
         Figure("Tokens per target pass", per_pass, per_pass_note),
         Figure(
             "Speedup of this one request",
             fmt.speedup(t.speedup_measured),
-            f"seed {s.seed}: one request is an example, not a verdict",
+            say("evidence.figure.one_request", seed=s.seed),
         ),
         Figure(
             f"Speedup over {counted(est, seeds=False)}",
@@ -383,53 +384,54 @@ def _figures(
         Figure(
             "Time at TPOT",
             fmt.ms(t.ms_speculative),
-            f"this request; plain {fmt.ms(t.ms_baseline)} "
-            f"(TTFT {s.ttft_ms:g} ms, TPOT {s.tpot_ms:g} ms)",
+            say(
+                "evidence.figure.time",
+                plain=fmt.ms(t.ms_baseline),
+                ttft=f"{s.ttft_ms:g}",
+                tpot=f"{s.tpot_ms:g}",
+            ),
         ),
     )
 
 
-def exact_check_text(trace: RequestTrace) -> str:
+def exact_check_text(trace: RequestTrace) -> Sentence:
     c = trace.check
-    positions = sum(len(b.drafts) for b in trace.blocks)
     if c.keeps_target:
-        base = "Exact distance to p is 0 at every drafted position (max TV below 1e-12)."
+        exact = say("evidence.exact.kept")
     else:
-        base = (
-            f"Exact distance to p: max TV {fmt.distance(c.tv_max)}, mean {fmt.distance(c.tv_mean)} "
-            f"over the {positions} drafted positions."
+        exact = say(
+            "evidence.exact.lost",
+            tv_max=fmt.distance(c.tv_max),
+            tv_mean=fmt.distance(c.tv_mean),
+            positions=sum(len(b.drafts) for b in trace.blocks),
         )
-    if c.matches_greedy_baseline is not None:
-        same = "identical" if c.matches_greedy_baseline else "NOT identical"
-        base += f" Greedy: the output is {same} token for token to plain greedy decoding."
-    return base
+    if c.matches_greedy_baseline is None:
+        return exact
+    same = "identical" if c.matches_greedy_baseline else "different"
+    return say(
+        "evidence.exact.with_greedy", exact=exact, greedy=say(f"evidence.exact.greedy.{same}")
+    )
 
 
-def sampled_check_text(check: FirstTokenCheck) -> str:
+def sampled_check_text(check: FirstTokenCheck) -> Sentence:
     """A test that fails to reject has not shown agreement: say what it found, and what the
     exact check knows that a sample cannot."""
-    found = (
-        f"{check.blocks:,} sampled blocks at the first position: chi-square p-value "
-        f"{fmt.p_value(check.chi_square.p_value)}, sampled TV {check.tv_empirical:.3f}"
+    found = say(
+        "evidence.sampled.found",
+        blocks=f"{check.blocks:,}",
+        p_value=fmt.p_value(check.chi_square.p_value),
+        tv=f"{check.tv_empirical:.3f}",
     )
+    level = f"{SIGNIFICANCE:g}"
     exact_zero = check.tv_exact <= EXACT
     if not check.keeps_target and not exact_zero:
-        return f"{found}: the sample rejects p at the {SIGNIFICANCE:g} level."
+        return say("evidence.sampled.rejects", found=found, level=level)
     if not check.keeps_target:
-        return (
-            f"{found}: the sample rejects p at the {SIGNIFICANCE:g} level, a false alarm: the "
-            f"exact check shows TV 0 (about one seed in {1 / SIGNIFICANCE:,.0f} rejects a "
-            "correct sampler)."
-        )
+        one_in = f"{1 / SIGNIFICANCE:,.0f}"
+        return say("evidence.sampled.false_alarm", found=found, level=level, one_in=one_in)
     if exact_zero:
-        return (
-            f"{found}: no evidence against p, as the exact law there (TV 0) says there cannot be."
-        )
-    return (
-        f"{found}: this sample finds no evidence against p, yet the exact law there is off "
-        f"by TV {fmt.distance(check.tv_exact)}: a test that fails to reject has not shown "
-        "agreement, and too few blocks miss a small bias."
-    )
+        return say("evidence.sampled.no_evidence", found=found)
+    return say("evidence.sampled.missed", found=found, tv=fmt.distance(check.tv_exact))
 
 
 def evidence_view(
@@ -496,59 +498,57 @@ def beside_chain(
     chain, cmp = beside.chain, beside.comparison
     k, w = s.k, drafted_width(s)  # greedy leaves top and distinct one sibling a node
     lookup = s.draft_source == "lookup"
+    work = "copied" if lookup else "drafted"  # a copy's notes, or a drafted method's
     # The chain twin runs the draft model, priced on the same machine as the method.
     c_method, c_chain = costing(s), costing(s.model_copy(update={"draft_source": "model"}))
     mine, twin = ens.speedup(c_method), chain.speedup(c_chain)
     n = len(ens.seeds)
     typical = s.acceptance == "typical"
     name = "Prompt lookup" if lookup else ("Typical acceptance" if typical else "The tree")
-    drafted = f"up to {k}, copied" if lookup else f"{tree_nodes(w, k)}"
-    scored = f"up to {k + 1}" if lookup else f"{1 + tree_nodes(w, k)}"
+    drafted = say("evidence.beside.cell.drafted_copied", k=k) if lookup else f"{tree_nodes(w, k)}"
+    scored = (
+        say("evidence.beside.cell.scored_copied", scored=k + 1)
+        if lookup
+        else f"{1 + tree_nodes(w, k)}"
+    )
     rows = (
         CompareRow(
             "Acceptance per level (the station's α)",
             f"{ens.alpha:.3f}",
             f"{chain.alpha:.3f}",
-            f"pooled over every depth {n} seeded requests reach"
-            + ("; a tree's: the chance that one of its siblings stands" if w > 1 else ""),
+            say(f"evidence.beside.note.alpha.{'siblings' if w > 1 else 'chain'}", requests=n),
         ),
         CompareRow(
             "Tokens per target pass",
             _per_pass(ens.tokens_per_pass),
             _per_pass(chain.tokens_per_pass),
-            f"pooled over the {n} requests",
+            say("evidence.beside.note.per_pass", requests=n),
         ),
         CompareRow(
             "Tokens the target scores per pass",
             scored,
             f"{k + 1}",
-            f"a full block: every {'copied token' if lookup else 'drafted node'} and the last "
-            "word before them (this request's "
-            + (
-                f"mean {trace.totals.scored_per_pass:.1f})"
-                if trace.totals.scored_per_pass is not None
-                else "target scored nothing: verify off)"
-            ),
+            say(f"evidence.beside.note.scored.{work}", own=_scored_here(trace.totals)),
         ),
         CompareRow(
             "Draft passes per full block",
-            "0 (no draft model)" if lookup else f"{k}",
+            say("evidence.beside.cell.no_draft_model") if lookup else f"{k}",
             f"{k}",
-            "one batched pass per level" if not lookup else "a copy costs string matching only",
+            say(f"evidence.beside.note.block_passes.{work}"),
         ),
         CompareRow(
             "Draft passes per request",
             f"{_mean(ens.draft_passes):.1f}",
             f"{_mean(chain.draft_passes):.1f}",
-            "none: a copy needs no draft model"
+            say("evidence.beside.note.request_passes.copied")
             if lookup
-            else f"mean over the {n} requests: fewer blocks, fewer passes",
+            else say("evidence.beside.note.request_passes.drafted", requests=n),
         ),
         CompareRow(
             "Drafted tokens per full block",
             drafted,
             f"{k}",
-            "the whole tree is drafted, whichever path the walk takes" if w > 1 else "",
+            say("evidence.beside.note.whole_tree") if w > 1 else "",
         ),
         CompareRow(
             (
@@ -559,81 +559,94 @@ def beside_chain(
             + (" (lookup: c = 0)" if lookup else ""),
             fmt.speedup(mine.mean),
             fmt.speedup(twin.mean),
-            f"{name}: {speedup_range(mine)}; the chain: {speedup_range(twin)}",
+            say(
+                "evidence.beside.note.speedup",
+                method=name,
+                method_range=speedup_range(mine),
+                chain_range=speedup_range(twin),
+            ),
         ),
     )
-    if cmp.change == "same":
-        verdict = f"{name} and the chain took the same passes on every one of the {n} requests."
-    elif cmp.change == "within noise":
-        verdict = (
-            f"Over the same {n} seeded requests, {name.lower()} is within noise of the chain "
-            f"(paired difference {cmp.difference:+.2f}×, {LEVEL} interval {cmp.ci_low:+.2f} to "
-            f"{cmp.ci_high:+.2f})."
-        )
-    else:
-        interval = (
-            f"paired difference {cmp.difference:+.2f}×, {LEVEL} interval {cmp.ci_low:+.2f} to "
-            f"{cmp.ci_high:+.2f}"
-            if cmp.ci_low > float("-inf") and cmp.ci_high < float("inf")
-            else f"faster on {cmp.faster_on}, slower on {cmp.slower_on} of {n}"
-        )
-        verdict = (
-            f"Over the same {n} seeded requests, {name.lower()} is {cmp.change} than the chain "
-            f"({interval})."
-        )
-    like = "plain decoding's, which scores 1" if lookup else f"one that scores {k + 1}"
-    if c_method.machine is None:
-        notes = [
-            "The cost model counts passes: decode is memory-bound, so a target pass that "
-            f"scores {scored} tokens is priced like {like}, an assumption a later station "
-            "revisits.",
-        ]
-    else:  # a machine prices each pass by what it scores: no such assumption is made
-        full = scored_per_sequence(s)
-        notes = [
-            f"On {c_method.machine_label} every target pass is priced by the roofline at what "
-            f"it scores (batch {s.batch}): a full block's {full} tokens of each sequence cost "
-            f"{c_method.verify(full):.2f} plain steps, the chain's {k + 1} cost "
-            f"{c_chain.verify(k + 1):.2f}.",
-        ]
+    notes = [_cost_note(s, scored, c_method, c_chain)]
     if lookup:
-        notes.append(
-            "Prompt lookup runs no draft model: its draft cost is 0, and it drafts only where "
-            "the last words were seen before."
-        )
+        notes.append(say("evidence.beside.draft_passes.copied"))
     else:
-        notes.append(
-            f"The chain and the {'tree' if w > 1 else 'method'} make the same number of draft "
-            f"passes per full block ({k}: one batched pass per level); over a request the one "
-            "that emits more per pass needs fewer blocks, so fewer passes."
-        )
-    if s.acceptance == "typical":
-        c = trace.check
-        faster = {
-            "faster": "is faster here",
-            "slower": "is slower here",
-            "within noise": "is within noise of the chain here",
-            "same": "takes the chain's passes here",
-        }[cmp.change]
-        if c.keeps_target:
-            keep = (
-                "this request's exact check finds TV 0 at every position, because p is "
-                "certain (greedy), but the rule is not lossless: where p is unsure it emits "
-                "the argmax, not a draw from p"
-                if s.greedy
-                else "this request's exact check finds TV 0 at every position, yet the rule "
-                "is not lossless: where no sibling is typical it emits the argmax, not a draw"
-            )
-        else:
-            keep = (
-                f"it does not keep p: the exact distance of its output from p reaches TV "
-                f"{fmt.distance(c.tv_max)} in this request (mean {fmt.distance(c.tv_mean)})"
-            )
-        notes.append(f"Typical acceptance {faster} (from the {n} requests), and {keep}.")
+        notes.append(say(f"evidence.beside.draft_passes.{'tree' if w > 1 else 'method'}", k=k))
+    if typical:
+        notes.append(_typical_note(trace, s, cmp, n))
     return ChainComparison(
-        caption=f"{method_name(s)} beside the chain, k = {k}, the same {n} seeded requests",
+        caption=say("evidence.beside.caption", method=method_name(s), k=k, requests=n),
         method=name,
         rows=rows,
-        verdict=verdict,
+        verdict=_beside_verdict(cmp, name, n),
         notes=tuple(notes),
     )
+
+
+def _scored_here(t: Totals) -> Sentence:
+    """What this request's target passes scored, for the note on a full block's tokens."""
+    if t.scored_per_pass is None:
+        return say("evidence.beside.note.scored_here.unverified")
+    return say("evidence.beside.note.scored_here.mean", mean=f"{t.scored_per_pass:.1f}")
+
+
+def _beside_verdict(cmp: Comparison, name: str, n: int) -> Sentence:
+    """Faster, slower, within noise or the same as the chain, from the paired ensembles."""
+    if cmp.change == "same":
+        return say("evidence.beside.verdict.same", method=name, requests=n)
+    bounded = cmp.ci_low > float("-inf") and cmp.ci_high < float("inf")
+    if cmp.change == "within noise" or bounded:
+        interval = say(
+            "evidence.beside.verdict.interval.paired",
+            difference=f"{cmp.difference:+.2f}",
+            level=LEVEL,
+            low=f"{cmp.ci_low:+.2f}",
+            high=f"{cmp.ci_high:+.2f}",
+        )
+    else:  # an unbounded interval says nothing: the tally of requests does
+        interval = say(
+            "evidence.beside.verdict.interval.tally",
+            faster=cmp.faster_on,
+            slower=cmp.slower_on,
+            requests=n,
+        )
+    mode = cmp.change.replace(" ", "_")
+    return say(
+        f"evidence.beside.verdict.{mode}", method=name.lower(), requests=n, interval=interval
+    )
+
+
+def _cost_note(s: Settings, scored: str, c_method: Costing, c_chain: Costing) -> Sentence:
+    """How the passes are priced: by the count (custom), or by what each scores (a machine)."""
+    k = s.k
+    if c_method.machine is None:
+        if s.draft_source == "lookup":
+            return say("evidence.beside.cost.copied", scored=scored)
+        return say("evidence.beside.cost.drafted", scored=scored, chain_scored=k + 1)
+    # A machine prices each pass by what it scores: no such assumption is made.
+    full = scored_per_sequence(s)
+    return say(
+        "evidence.beside.cost.machine",
+        machine=c_method.machine_label,
+        batch=s.batch,
+        full=full,
+        method_cost=f"{c_method.verify(full):.2f}",
+        chain_scored=k + 1,
+        chain_cost=f"{c_chain.verify(k + 1):.2f}",
+    )
+
+
+def _typical_note(trace: RequestTrace, s: Settings, cmp: Comparison, n: int) -> Sentence:
+    """Typical acceptance's speed beside the chain, and what its exact check does and does not
+    show: TV 0 in this request is not losslessness."""
+    c = trace.check
+    if c.keeps_target:
+        keep = say(f"evidence.beside.typical.keep.{'greedy' if s.greedy else 'sampled'}")
+    else:
+        keep = say(
+            "evidence.beside.typical.keep.lost",
+            tv_max=fmt.distance(c.tv_max),
+            tv_mean=fmt.distance(c.tv_mean),
+        )
+    speed = say(f"evidence.beside.typical.speed.{cmp.change.replace(' ', '_')}")
+    return say("evidence.beside.typical.note", speed=speed, requests=n, keep=keep)

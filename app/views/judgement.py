@@ -11,7 +11,12 @@ worksheet say the same thing with the same numbers:
 - α is the station's α: the mean acceptance rate over the positions of those texts, or over
   every position the served requests draft at;
 - break-even is per k (`break_even_cost`); "α > c" is named as the k = 1 rule it is;
-- the optimum says when it sits at or past the slider's edge, or does not exist.
+- the optimum says when it sits at or past the slider's edge, or does not exist
+  (`witness.judge.optimum`); the formula gap says where the mean sits against the formula
+  (`witness.judge.formula_gap`).
+
+The witness judges; this module picks each judgement's sentence (app/words/judgement.toml)
+and formats its numbers.
 """
 
 from __future__ import annotations
@@ -20,19 +25,18 @@ import math
 from dataclasses import dataclass
 
 from app.views import fmt
-from app.views.pricing import cost_name, cost_now, cost_short
+from app.views.pricing import cost_name, cost_now, cost_short, priced
+from app.words import Sentence, say
 from witness import Settings
-from witness.core.theory import Optimum, expected_speedup, speculation_pays
+from witness.core.theory import Optimum
 from witness.cost.costing import costing, price
+from witness.judge import formula_gap as gap
 from witness.judge.ensemble import CONFIDENCE, Comparison, Ensemble, Estimate
-from witness.judge.verdict import savings_gate
-from witness.serve.accounting import draft_cost, speedup_expected
+from witness.judge.optimum import OptimumVerdict, optimum_verdict
+from witness.judge.verdict import GateReason, savings_gate
 
 LEVEL = f"{CONFIDENCE:.0%}"
 EXACT = "exact-given-text"
-# A gap between the formula and the measured mean is worth a sentence past this spread of
-# α over positions (below it the formula's one-α assumption is close to true).
-ALPHA_SPREAD = 0.05
 
 
 def exact(e: Estimate | Ensemble) -> bool:
@@ -40,90 +44,79 @@ def exact(e: Estimate | Ensemble) -> bool:
     return e.estimator == EXACT
 
 
-def counted(e: Estimate | Ensemble, *, seeds: bool = True) -> str:
+def counted(e: Estimate | Ensemble, *, seeds: bool = True) -> Sentence:
     """What a verdict averages over: '32 seeded requests', '32 target texts', or greedy
     decoding's one text (the target writes the same text whatever the seed; ``seeds``
     says so in brackets, where no other sentence beside it does)."""
     n = e.n if isinstance(e, Estimate) else len(e.seeds)
     if exact(e) and e.texts == 1 and n > 1:
-        one = "greedy decoding's one text"
-        return f"{one} (the same at all {n} seeds)" if seeds else one
-    return f"{n} target texts" if exact(e) else f"{n} seeded requests"
+        if seeds:
+            return say("judgement.counted.one_text_at_seeds", n=n)
+        return say("judgement.counted.one_text")
+    return say(f"judgement.counted.{'texts' if exact(e) else 'requests'}", n=n)
 
 
-def every_one_of(e: Estimate | Ensemble) -> str:
+def every_one_of(e: Estimate | Ensemble) -> Sentence:
     """'every one of 32 seeded requests', or greedy decoding's one text as `counted` says it."""
     what = counted(e)
-    return what if what.startswith("greedy") else f"every one of {what}"
+    if what.mode.startswith("one_text"):
+        return what
+    return say("judgement.every_one_of.many", counted=what)
 
 
-def speedup_range(e: Estimate, *, greedy: bool = False) -> str:
+def speedup_range(e: Estimate, *, greedy: bool = False) -> Sentence:
     """'mean 2.13× over 32 target texts, … (99% interval 2.09–2.17×; one text 1.97–2.35×)'.
 
     ``greedy``: the state decodes greedily, so its texts are one text at every seed."""
+    speedup = fmt.speedup(e.mean)
     if exact(e) and greedy:
-        return (
-            f"{fmt.speedup(e.mean)} at every seed, the exact expectation given greedy "
-            "decoding's one text (the target writes the same text whatever the seed)"
-        )
-    if exact(e) and e.sd == 0.0:
-        return (
-            f"{fmt.speedup(e.mean)} expected on {every_one_of(e)} (each the exact "
-            "expectation given the text)"
-        )
+        return say("judgement.speedup_range.greedy", speedup=speedup)
     if e.sd == 0.0:
-        return f"{fmt.speedup(e.mean)} for {every_one_of(e)}"
-    if exact(e):
-        return (
-            f"mean {fmt.speedup(e.mean)} over {counted(e)}, each the exact expectation given "
-            f"the text ({LEVEL} interval {e.ci_low:.2f}–{e.ci_high:.2f}×; one text's "
-            f"expectation ranges {e.low:.2f}–{e.high:.2f}×)"
-        )
-    return (
-        f"mean {fmt.speedup(e.mean)} over {counted(e)} ({LEVEL} interval "
-        f"{e.ci_low:.2f}–{e.ci_high:.2f}×; one request alone ranges "
-        f"{e.low:.2f}–{e.high:.2f}×)"
+        mode = "exact_same" if exact(e) else "same"
+        return say(f"judgement.speedup_range.{mode}", speedup=speedup, every=every_one_of(e))
+    return say(
+        f"judgement.speedup_range.{'exact' if exact(e) else 'served'}",
+        speedup=speedup,
+        counted=counted(e),
+        level=LEVEL,
+        low=f"{e.ci_low:.2f}",
+        high=f"{e.ci_high:.2f}",
+        lowest=f"{e.low:.2f}",
+        highest=f"{e.high:.2f}",
     )
 
 
-def alpha_over(ens: Ensemble) -> str:
+def alpha_over(ens: Ensemble) -> Sentence:
     """Where the station's α is averaged: every position of the texts, or every position the
     served requests draft at."""
-    if exact(ens):
-        return f"every position of {counted(ens)}"
-    return f"every drafted position of {counted(ens)}"
+    return say(f"judgement.alpha_over.{'texts' if exact(ens) else 'served'}", counted=counted(ens))
 
 
 def formula_speedup(ens: Ensemble, s: Settings) -> float | None:
-    """The formula at the station's α: the 'expected' speedup quoted everywhere.
-
-    For a tree, α is the acceptance per level (one draft pass each, whatever the width);
-    prompt lookup runs no draft model, so its draft passes cost nothing."""
-    return speedup_expected(ens.alpha, s.k, draft_cost(s), verify=s.verify)
+    """The formula at the station's α: the 'expected' speedup quoted everywhere
+    (`witness.judge.formula_gap.formula_speedup`)."""
+    return gap.formula_speedup(ens, s)
 
 
 def formula_gap(ens: Ensemble, s: Settings) -> str:
-    """Why the measured mean may sit under (or over) the formula, in one sentence."""
-    if not s.verify:
+    """Why the measured mean may sit under (or over) the formula, in one sentence ("" where
+    there is no formula to set beside it)."""
+    found = gap.formula_gap_of(ens, s)
+    if found is None:
         return ""
-    est, formula = ens.speedup(costing(s)), formula_speedup(ens, s)
-    if formula is None:
-        return ""
-    spread = (
-        f"α varies from position to position (from {ens.alpha_low:.2f} to "
-        f"{ens.alpha_high:.2f}, 10th to 90th percentile)"
-    )
-    if est.ci_low <= formula <= est.ci_high or est.sd == 0.0 and abs(est.mean - formula) < 5e-3:
-        return f"The measured mean agrees with the formula ({fmt.speedup(formula)}) within noise."
-    where = "under" if est.mean < formula else "over"
+    formula = fmt.speedup(found.formula)
+    if found.side == "agrees":
+        return say("judgement.formula_gap.agrees", formula=formula)
     why = (
-        f"The formula assumes one α at every position; here {spread}, and a block's run of "
-        "acceptances stops at its first low-α position"
-        if ens.alpha_high - ens.alpha_low > ALPHA_SPREAD
-        else "The formula counts whole blocks of k drafts; the request's last block drafts "
-        "only what is left"
+        say(
+            "judgement.formula_gap.why.alpha_varies",
+            low=f"{found.alpha_low:.2f}",
+            high=f"{found.alpha_high:.2f}",
+        )
+        if found.cause == "alpha_varies"
+        else say("judgement.formula_gap.why.last_block")
     )
-    return f"{why}, so the measured mean sits {where} the formula's {fmt.speedup(formula)}."
+    return say(f"judgement.formula_gap.sits.{found.side}", why=why, formula=formula)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,116 +129,126 @@ class Savings:
     break_even_formula: float | None
 
 
+# Why a gate was decided before its speed was judged: the mode of ``judgement.savings.unjudged``.
+UNJUDGED = {
+    "verify off, copying": "copying",
+    "nothing copied": "nothing_copied",
+    "nothing drafted": "nothing_drafted",
+}
+
+
 def savings(ens: Ensemble, s: Settings) -> Savings:
     """The savings gate in words (`witness.judge.verdict.savings_gate` judges it)."""
     gate = savings_gate(ens, s)
     measured, formula = gate.break_even_measured, gate.break_even_formula
-    if gate.reason == "verify off, copying":
-        sentence = (
-            "Savings are not earned: with target verification off the copied words are "
-            "emitted unchecked, so the speed is text copying, not a speedup of the target."
-        )
-    elif gate.reason == "verify off":
-        c = costing(s).c
-        sentence = (
-            "Savings are not earned: with target verification off no pass checks the draft, so "
-            f"the speed ({fmt.speedup(1 / c if c else None)}) is the draft model's own, not a "
-            "speedup of the target."
-        )
-    elif gate.reason == "nothing copied":
-        sentence = (
-            "No savings: no request found earlier words to copy, so every block was a plain "
-            "target pass (1.00×)."
-        )
-    elif gate.reason == "nothing drafted":
-        sentence = (
-            "No savings: with one token to generate nothing is drafted, and the one target "
-            "pass is what plain decoding pays (1.00×)."
-        )
-    else:
-        # A judged gate has both (`savings_gate`).
-        assert gate.speedup is not None
-        assert formula is not None
-        said = speedup_range(gate.speedup, greedy=s.greedy)
-        where = (
-            "Prompt lookup runs no draft model, so the draft cost c does not enter: the speed "
-            "is the tokens each target pass emits."
-            if s.draft_source == "lookup"
-            else break_even_sentence(s, measured, formula)
-        )
-        sentence = {
-            "holds": f"Savings hold: {said}. {where}",
-            "fails": f"Savings fail: {said}, slower than plain decoding. {where}",
-            "undecided": f"Savings undecided: {said}, within noise of plain decoding (1×). {where}",
-        }[gate.status]
+    if gate.reason != "judged":
+        return Savings(gate.status, _unjudged(gate.reason, s), measured, formula)
+    # A judged gate has both (`savings_gate`).
+    assert gate.speedup is not None
+    assert formula is not None
+    where = (
+        say("judgement.savings.where.lookup")
+        if s.draft_source == "lookup"
+        else break_even_sentence(s, measured, formula)
+    )
+    sentence = say(
+        f"judgement.savings.judged.{gate.status}",
+        speed=speedup_range(gate.speedup, greedy=s.greedy),
+        where=where,
+    )
     return Savings(gate.status, sentence, measured, formula)
 
 
-def break_even_sentence(s: Settings, measured: float | None, formula: float) -> str:
+def _unjudged(reason: GateReason, s: Settings) -> Sentence:
+    """The gate's sentence where nothing was verified, drafted or copied."""
+    if reason == "verify off":
+        c = costing(s).c  # the draft model alone: one token per draft pass
+        speed = fmt.speedup(1 / c if c else None)
+        return say("judgement.savings.unjudged.unverified", speed=speed)
+    return say(f"judgement.savings.unjudged.{UNJUDGED[reason]}")
+
+
+def break_even_sentence(s: Settings, measured: float | None, formula: float) -> Sentence:
     """The cost at which the current k stops paying, measured and by the formula."""
-    now = "under it" if measured is not None and price(s) < measured else "past it"
-    first = (
-        f"At k = {s.k} speculation pays while {cost_name(s)} stays under "
-        f"{_cost(measured)} (measured; {formula:.2f} by the formula)"
+    under = measured is not None and price(s) < measured
+    pays_while = say(
+        "judgement.break_even.pays_while",
+        k=s.k,
+        cost=cost_name(s),
+        measured=_cost(measured),
+        formula=f"{formula:.2f}",
     )
-    # On a machine the k = 1 rule holds α against k = 1's price per draft, not the bare c.
-    held = "c" if s.machine == "custom" else "the price per draft at k = 1"
-    rule = "" if s.k == 1 else f"; the 'α > {held}' rule is the break-even of k = 1 only"
-    return f"{first}; {cost_now(s)} is {now}{rule}."
+    stands = say(
+        f"judgement.break_even.stands.{'under' if under else 'past'}", cost_now=cost_now(s)
+    )
+    if s.k == 1:
+        return say("judgement.break_even.at_k_one", pays_while=pays_while, stands=stands)
+    rule = say(f"judgement.break_even.rule.{priced(s)}")
+    return say("judgement.break_even.past_k_one", pays_while=pays_while, stands=stands, rule=rule)
 
 
 def _cost(c: float | None) -> str:
     return "—" if c is None else f"{c:.2f}"
 
 
-def optimum_sentence(alpha: float, s: Settings, optimum: Optimum) -> str:
-    """The formula's best k, honest about the slider's edge and about α = 1."""
-    edge, c = optimum.k_max, price(s, 1)
-    best = fmt.speedup(float(expected_speedup(alpha, optimum.k, price(s, optimum.k))))
-    if not speculation_pays(alpha, c):
-        return (
-            f"No k pays by the formula: α = {alpha:.2f} ≤ {cost_short(s, 1)} is the k = 1 "
-            "break-even, and every longer draft breaks even at a lower cost still."
+def optimum_sentence(alpha: float, s: Settings, optimum: Optimum) -> Sentence:
+    """The formula's best k, honest about the slider's edge and about α = 1
+    (`witness.judge.optimum.optimum_verdict` judges which)."""
+    v = optimum_verdict(alpha, s, optimum)
+    best = fmt.speedup(v.best)
+    if v.mode == "none_pays":
+        return say("judgement.optimum.none_pays", alpha=f"{alpha:.2f}", cost=cost_short(s, 1))
+    if v.mode == "unbounded":
+        return say(
+            "judgement.optimum.unbounded",
+            why=say(f"judgement.optimum.why.{v.cause}"),
+            toward=_toward(v),
+            edge=v.k_max,
+            best=best,
         )
-    if optimum.unconstrained is None:
-        limit = optimum.limit
-        toward = (
-            "without bound"
-            if limit is None or math.isinf(limit)
-            else f"toward {fmt.speedup(limit)}"
-        )
-        why = "every draft is accepted (α = 1)" if alpha >= 1.0 else "drafting is free (c = 0)"
-        return (
-            f"Here {why}: the formula's speedup rises with k {toward} and has no finite "
-            f"optimum; k = {edge} is only the slider's edge ({best} expected)."
-        )
-    if optimum.unconstrained > edge:
-        return (
-            f"The formula's best k is {optimum.unconstrained}, past the slider's range; "
-            f"within it k = {edge} is best ({best} expected)."
-        )
-    return f"The formula's optimum is k = {optimum.k} ({best} expected)."
+    if v.mode == "past_edge":
+        return say("judgement.optimum.past_edge", best_k=v.unconstrained, edge=v.k_max, best=best)
+    return say("judgement.optimum.within", k=v.k, best=best)
 
 
-def change_sentence(change: str, described: str, cmp: Comparison) -> str:
+def _toward(v: OptimumVerdict) -> Sentence:
+    """What an unbounded speedup rises toward: a limit, or none."""
+    if v.limit is None or math.isinf(v.limit):
+        return say("judgement.optimum.toward.unbounded")
+    return say("judgement.optimum.toward.limit", limit=fmt.speedup(v.limit))
+
+
+def change_sentence(change: str, described: str, cmp: Comparison) -> Sentence:
     """'Lengthening k … made it faster: mean 2.17× → 2.41× over 32 seeded requests …'."""
     b, a = cmp.before, cmp.after
-    means = f"mean {fmt.speedup(b.mean)} → {fmt.speedup(a.mean)} over {counted(a)}"
-    tally = f"faster on {cmp.faster_on}, slower on {cmp.slower_on}, equal on {cmp.equal_on}"
     if change == "same":
-        each = "every target text expects" if exact(a) else "every seeded request took"
-        return (
-            f"{described} made no difference to the speed: {each} the same passes "
-            f"({fmt.speedup(a.mean)})."
-        )
-    if not math.isfinite(cmp.ci_low) or not math.isfinite(cmp.ci_high):  # one side unbounded
-        return f"{described} made it {change}: {means} ({tally})."
-    interval = (
-        f"paired difference {cmp.difference:+.2f}×, "
-        f"{LEVEL} interval {cmp.ci_low:+.2f} to {cmp.ci_high:+.2f}"
+        each = "texts" if exact(a) else "requests"
+        return say(f"judgement.change.same.{each}", described=described, speed=fmt.speedup(a.mean))
+    means = say(
+        "judgement.change.means",
+        before=fmt.speedup(b.mean),
+        after=fmt.speedup(a.mean),
+        counted=counted(a),
     )
-    if change == "within noise":
-        return (
-            f"{described} changed the speed by no more than noise: {means} ({interval}; {tally})."
+    tally = say(
+        "judgement.change.tally", faster=cmp.faster_on, slower=cmp.slower_on, equal=cmp.equal_on
+    )
+    mode = change.replace(" ", "_")
+    if not math.isfinite(cmp.ci_low) or not math.isfinite(cmp.ci_high):  # one side unbounded
+        return say(
+            f"judgement.change.unbounded.{mode}", described=described, means=means, tally=tally
         )
-    return f"{described} made it {change}: {means} ({interval}; {tally})."
+    interval = say(
+        "judgement.change.interval",
+        difference=f"{cmp.difference:+.2f}",
+        level=LEVEL,
+        low=f"{cmp.ci_low:+.2f}",
+        high=f"{cmp.ci_high:+.2f}",
+    )
+    return say(
+        f"judgement.change.paired.{mode}",
+        described=described,
+        means=means,
+        interval=interval,
+        tally=tally,
+    )

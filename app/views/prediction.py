@@ -16,6 +16,7 @@ from app.contract.route import Intervention
 from app.state.interventions import MOVES, apply_intervention
 from app.state.query import INTERVENTION_LABELS, RECORDED_FIELDS, StationState
 from app.views import fmt
+from app.words import Sentence, say
 from witness import Settings
 
 # Undo and "apply it again" land on the change line itself, so the learner sees it again.
@@ -27,7 +28,7 @@ class ChangeView:
     """What recording the prediction did to the instrument, and the way back."""
 
     kind: str  # "applied", "undone", "moved", "no-op" or "skip"
-    sentence: str
+    sentence: Sentence
     undo_href: str  # "" where the instrument already stands at the prediction's settings
     undo_label: str
     redo_href: str  # "" where the intervention is applied now, or changes nothing
@@ -38,7 +39,7 @@ class ChangeView:
 class PredictionView:
     options: tuple[tuple[str, str], ...]
     chosen: str
-    summary: str
+    summary: Sentence
     change: ChangeView | None  # None while no prediction is recorded
 
 
@@ -46,14 +47,14 @@ def prediction_view(state: StationState) -> PredictionView:
     options = tuple((i.value, label) for i, label in INTERVENTION_LABELS.items())
     pred = state.prediction
     if pred is None:
-        return PredictionView(options, "", "No prediction yet", None)
+        return PredictionView(options, "", say("prediction.summary.none"), None)
     change = change_view(state)
     if pred.intervention is Intervention.SKIP:
-        return PredictionView(options, "skip", "Prediction skipped (recorded)", change)
+        return PredictionView(options, "skip", say("prediction.summary.skipped"), change)
     return PredictionView(
         options,
         pred.intervention.value,
-        f"Predicted: {INTERVENTION_LABELS[pred.intervention]}",
+        say("prediction.summary.predicted", intervention=INTERVENTION_LABELS[pred.intervention]),
         change,
     )
 
@@ -66,11 +67,10 @@ def change_view(state: StationState) -> ChangeView | None:
     if state.settings.machine == "custom":
         return change
     # On a machine the slider's c prices nothing: say so beside the move, never silently.
-    note = (
-        " On a machine c comes from the model pair, not the slider, so this moves no price: "
-        "choose machine custom under “Cost of a pass” to test a cheaper draft."
+    note = say("prediction.change.machine_price")
+    return replace(
+        change, sentence=say("prediction.change.noted", change=change.sentence, note=note)
     )
-    return replace(change, sentence=change.sentence + note)
 
 
 def _change_view(state: StationState) -> ChangeView | None:
@@ -78,37 +78,34 @@ def _change_view(state: StationState) -> ChangeView | None:
     if pred is None:
         return None
     if pred.intervention is Intervention.SKIP:
-        return ChangeView(
-            "skip", "You skipped: nothing on the instrument was changed.", "", "", "", ""
-        )
+        return ChangeView("skip", say("prediction.change.skip"), "", "", "", "")
     base, now = pred.base, state.settings
     applied = apply_intervention(base, pred.intervention)
     step, since = moved(base, applied), moved(base, now)
     back = state.url(settings=base, block=None) + ANCHOR if since else ""
-    back_label = f"Back to the prediction's settings ({values(since, base)})"
+    back_label = say("prediction.link.back", settings=values(since, base))
     again = state.url(settings=applied, block=None) + ANCHOR
-    again_label = f"Apply it again ({arrows(step, base, applied)})"
+    again_label = say("prediction.link.again", step=arrows(step, base, applied))
     if not step:
         name = MOVES[pred.intervention]
-        already = f"{_name(name)} is already {_value(getattr(base, name))}"
+        already = say(
+            "prediction.change.already", name=_name(name), value=_value(getattr(base, name))
+        )
         if not since:
-            sentence = f"Your intervention changes nothing from here: {already}."
+            sentence = say("prediction.change.no_op", already=already)
             return ChangeView("no-op", sentence, "", "", "", "")
-        sentence = (
-            f"Your intervention changes nothing from the prediction's settings ({already}); "
-            f"the instrument has moved since: {arrows(since, base, now)}."
+        sentence = say(
+            "prediction.change.no_op_moved", already=already, moved=arrows(since, base, now)
         )
         return ChangeView("moved", sentence, back, back_label, "", "")
     if not moved(applied, now):
-        sentence = f"Your intervention was applied: {arrows(step, base, applied)}."
-        return ChangeView("applied", sentence, back, f"Undo: back to {values(step, base)}", "", "")
+        sentence = say("prediction.change.applied", step=arrows(step, base, applied))
+        undo = say("prediction.link.undo", settings=values(step, base))
+        return ChangeView("applied", sentence, back, undo, "", "")
     if not since:
-        sentence = (
-            "Your intervention is undone: the instrument is back at the prediction's "
-            f"settings ({values(step, base)})."
-        )
+        sentence = say("prediction.change.undone", settings=values(step, base))
         return ChangeView("undone", sentence, "", "", again, again_label)
-    sentence = f"The instrument has moved since your prediction: {arrows(since, base, now)}."
+    sentence = say("prediction.change.moved", moved=arrows(since, base, now))
     return ChangeView("moved", sentence, back, back_label, again, again_label)
 
 
@@ -120,13 +117,23 @@ def moved(before: Settings, after: Settings) -> tuple[str, ...]:
 def arrows(fields: tuple[str, ...], before: Settings, after: Settings) -> str:
     """ "k 4 → 8, repair on → off", naming settings as the verdict does."""
     return ", ".join(
-        f"{_name(f)} {_value(getattr(before, f))} → {_value(getattr(after, f))}" for f in fields
+        say(
+            "prediction.setting.moved",
+            name=_name(f),
+            before=_value(getattr(before, f)),
+            after=_value(getattr(after, f)),
+        )
+        for f in fields
     )
 
 
 def values(fields: tuple[str, ...], s: Settings) -> str:
     """ "k 4, repair on" """
-    return ", ".join(f"{_name(f)} {_value(getattr(s, f))}" for f in fields)
+    return ", ".join(_setting(f, s) for f in fields)
+
+
+def _setting(field: str, s: Settings) -> Sentence:
+    return say("prediction.setting.value", name=_name(field), value=_value(getattr(s, field)))
 
 
 def _name(field: str) -> str:

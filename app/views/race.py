@@ -4,7 +4,8 @@
 this turns the race and its seeded ensemble into a table, the two gates per policy and a
 step chart of k per block (one small multiple per policy, each with its own marker and line
 style, so colour is never the only cue). Every verdict comes from the ensemble, never from
-the one request shown; every sentence is written for the mode it is in.
+the one request shown, and the ranking of the policies from `witness.judge.ranking`: this
+only picks the sentence for the mode each is in (its words are app/words/race.toml).
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from app.services import Witness
 from app.state.query import StationState
 from app.views import fmt
+from app.words import Sentence, say
 from witness import Settings
 from witness.judge.adaptive import (
     CONFIDENCE_THRESHOLD,
@@ -29,7 +29,8 @@ from witness.judge.adaptive import (
     Race,
     RaceEnsemble,
 )
-from witness.judge.ensemble import CONFIDENCE, RELATIVE_MARGIN, Estimate, paired_difference
+from witness.judge.ensemble import CONFIDENCE, Estimate
+from witness.judge.ranking import Ranking, Standing, rank, standing
 
 EXACT = 1e-12  # an exact distance this small is 0 (as the evidence reads it)
 KS_SHOWN = 12  # blocks listed in the table's k column before "…"
@@ -72,9 +73,9 @@ ROW_PLOT = 40.0  # the k axis of one row, 0 at its foot and 16 at its head
 class RaceRow:
     policy: str
     name: str
-    rule: str
+    rule: Sentence
     ks: str  # tokens drafted per block, in order
-    blocks: str
+    blocks: Sentence
     target_passes: str
     draft_passes: str
     cost: str
@@ -82,9 +83,9 @@ class RaceRow:
     mean: str  # over the seeded requests
     interval: str
     verdict: str  # faster / slower / within noise / the same / unbounded
-    correctness: str  # "keeps p", "does not keep p", …
-    correctness_note: str
-    savings: str  # the savings gate, in a sentence
+    correctness: Sentence  # "keeps p", "does not keep p", …
+    correctness_note: Sentence
+    savings: Sentence  # the savings gate, in a sentence
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,13 +93,13 @@ class RacePoint:
     x: float
     y: float
     marker: str  # an SVG path for this point's marker
-    label: str
+    label: Sentence
 
 
 @dataclass(frozen=True, slots=True)
 class RaceChartRow:
     policy: str
-    label: str
+    label: Sentence
     top: float
     foot: float
     head: float
@@ -125,17 +126,17 @@ class RaceChart:
     rows: tuple[RaceChartRow, ...]
     x_ticks: tuple[RaceTick, ...]
     k_max: int
-    summary: str
+    summary: Sentence
 
 
 @dataclass(frozen=True, slots=True)
 class RaceView:
-    intro: str
+    intro: Sentence
     substitution: str  # "" when the request on screen is the one raced
-    plain: str
+    plain: Sentence
     rows: tuple[RaceRow, ...]
-    best: str
-    keys_note: str
+    best: Sentence
+    keys_note: Sentence
     chart: RaceChart
 
 
@@ -192,16 +193,10 @@ def race_view(race: Race, ens: RaceEnsemble) -> RaceView:
     return RaceView(
         intro=_intro(s, n),
         substitution=_substitution(race),
-        plain=(
-            f"Plain decoding: {s.tokens} target passes, one per token, cost {s.tokens} "
-            "plain decoding steps (1.00×)."
-        ),
+        plain=say("race.plain.one_per_token", tokens=str(s.tokens)),
         rows=rows,
-        best=_best(race, ens),
-        keys_note=(
-            "These uniforms are keyed by output position, not by block, so the fixed-k run is "
-            "not the request drawn above: the same law, other draws."
-        ),
+        best=best_sentence(race, rank(ens)),
+        keys_note=say("race.keys_note.by_position"),
         chart=race_chart(race),
     )
 
@@ -209,71 +204,68 @@ def race_view(race: Race, ens: RaceEnsemble) -> RaceView:
 # ----------------------------------------------------------------------------- sentences
 
 
-def _intro(s: Settings, n: int) -> str:
-    checked = (
-        "Only how many tokens a block drafts changes; every drafted token is checked by the "
-        "same rule."
-        if s.verify
-        else "With verify off nothing is checked: a policy only decides how many drafted "
-        "tokens a block emits."
-    )
-    return (
-        f"One seeded request (seed {s.seed}, {s.tokens} tokens, match {fmt.setting(s.match)}) "
-        "served five ways with the same uniforms: each draw is keyed by the output position "
-        "it decides, so two policies at the same position with the same context make the "
-        f"same draw. {checked} No block drafts further than the request still needs. The "
-        f"means and verdicts are over {n} seeded requests."
+def _intro(s: Settings, n: int) -> Sentence:
+    checked = say(f"race.intro.checked.{'verified' if s.verify else 'unverified'}")
+    return say(
+        "race.intro.seeded",
+        seed=str(s.seed),
+        tokens=str(s.tokens),
+        match=fmt.setting(s.match),
+        checked=checked,
+        n=str(n),
     )
 
 
 def _substitution(race: Race) -> str:
+    """What the settings serve and the chain raced instead ("" when the chain is theirs)."""
     if not race.substituted:
         return ""
-    s = race.settings
+    served = _served(race.settings)
+    width = {"width": str(race.settings.tree_width)} if served == "tree" else {}
+    what = say(f"race.substitution.what.{served}", **width)
+    chain = say(f"race.substitution.chain.{CHAIN_RACED[served]}")
+    return say("race.substitution.raced", what=what, chain=chain)
+
+
+# The chain a method is raced as, by what the settings serve: a tree or one top draft keeps
+# its match and draft source; prompt lookup (no q) takes the draft model.
+CHAIN_RACED = {
+    "lookup": "lookup",
+    "typical": "typical",
+    "tree": "same_source",
+    "top": "same_source",
+}
+
+
+def _served(s: Settings) -> str:
+    """What the settings serve that is not the chain (a mode of ``race.substitution.what``)."""
     if s.draft_source == "lookup":
-        what = "prompt lookup, which copies its draft and has no q to threshold"
-        chain = "the chain drafted by the draft model at the same match"
-    elif s.acceptance == "typical":
-        what = "typical acceptance"
-        chain = "the chain with the exact rule at the same match and draft source"
-    else:
-        what = f"a token tree of width {s.tree_width}" if s.tree_width > 1 else "one top draft"
-        chain = "the chain of the same match and draft source"
-    return f"Your settings serve {what}; only the chain is raced here: {chain}."
+        return "lookup"
+    if s.acceptance == "typical":
+        return "typical"
+    return "tree" if s.tree_width > 1 else "top"
 
 
-def _rule(policy: Policy, race: Race) -> str:
-    s = race.raced
+def _rule(policy: Policy, race: Race) -> Sentence:
+    s, k_max = race.raced, str(K_MAX)
     if policy == "fixed":
-        return f"k = {s.k} every block"
+        return say("race.rule.fixed", k=str(s.k))
     if policy == "heuristic":
-        return (
-            f"starts at k = {s.k}; +2 after a block whose drafts were all accepted, else −1 "
-            f"(never below 1, at most {K_MAX}): Hugging Face transformers' default"
-        )
+        return say("race.rule.heuristic", k=str(s.k), k_max=k_max)
     if policy == "confidence":
-        return (
-            f"drafts until the draft gives its own token q(x) < {CONFIDENCE_THRESHOLD} (that "
-            f"token included), at most {K_MAX}"
-        )
+        return say("race.rule.confidence", threshold=str(CONFIDENCE_THRESHOLD), k_max=k_max)
     if policy == "oracle":
         if not s.verify:
-            return (
-                f"hindsight: drafts up to the first token the target would reject, at most "
-                f"{K_MAX}; with verify off nothing is rejected, so it drafts {K_MAX}"
-            )
-        return (
-            "hindsight: drafts up to and including the first token the target will reject "
-            f"(at most {K_MAX}), so no draft is wasted past a rejection; its output is fixed "
-            f"k = {K_MAX}'s. No server can run it: it is a bound"
-        )
+            return say("race.rule.oracle_unverified", k_max=k_max)
+        return say("race.rule.oracle", k_max=k_max)
     if not s.verify:
-        return "the heuristic; with verify off nothing is checked, so it never stops"
-    return (
-        f"the heuristic, but while acceptance measured over its last {RECOVERY_WINDOW} blocks "
-        f"stays below c = {fmt.setting(race.c)} (the k = 1 break-even) it takes plain decoding "
-        f"steps, probing with k = 1 after {PROBE_AFTER} of them (the wait doubling, at most "
-        f"{PROBE_MAX})"
+        return say("race.rule.recovery_unverified")
+    return say(
+        "race.rule.recovery",
+        window=str(RECOVERY_WINDOW),
+        c=fmt.setting(race.c),
+        probe_after=str(PROBE_AFTER),
+        probe_max=str(PROBE_MAX),
     )
 
 
@@ -282,26 +274,28 @@ def _ks(r: PolicyRun) -> str:
     return shown + (", …" if r.blocks > KS_SHOWN else "")
 
 
-def _blocks(r: PolicyRun) -> str:
-    plain = r.plain_steps
-    text = f"{r.blocks} block{'s' if r.blocks != 1 else ''}"
-    if plain:
-        text += f", {plain} with no draft (a plain target pass)"
-    return text
+def _blocks(r: PolicyRun) -> Sentence:
+    blocks = say(f"race.blocks.{'one' if r.blocks == 1 else 'many'}", count=str(r.blocks))
+    if not r.plain_steps:
+        return blocks
+    return say("race.blocks.with_plain", blocks=blocks, plain=str(r.plain_steps))
+
+
+# The table's word for a policy's standing against plain decoding (also its CSS class, with
+# spaces as hyphens).
+VERDICTS: dict[Standing, str] = {
+    "faster": "faster",
+    "slower": "slower",
+    "within_noise": "within noise",
+    "same": "the same",
+    "unbounded": "unbounded",
+}
 
 
 def verdict(e: Estimate) -> str:
-    """Against plain decoding (1×), over the seeded requests: the ensemble's rule (a change
-    is called only when the interval excludes 1× and it is at least RELATIVE_MARGIN)."""
-    if math.isinf(e.mean):
-        return "unbounded"
-    if e.low == e.high == 1.0:
-        return "the same"
-    if e.ci_low > 1.0 and e.mean >= 1.0 + RELATIVE_MARGIN:
-        return "faster"
-    if e.ci_high < 1.0 and e.mean <= 1.0 - RELATIVE_MARGIN:
-        return "slower"
-    return "within noise"
+    """Against plain decoding (1×), over the seeded requests, as the table words it
+    (`witness.judge.ranking.standing` decides)."""
+    return VERDICTS[standing(e)]
 
 
 def _interval(e: Estimate) -> str:
@@ -310,68 +304,52 @@ def _interval(e: Estimate) -> str:
     return f"{e.ci_low:.2f}–{e.ci_high:.2f}×"
 
 
-def _savings(e: Estimate, n: int, *, verify: bool) -> str:
-    v = verdict(e)
+def _savings(e: Estimate, n: int, *, verify: bool) -> Sentence:
+    mode = standing(e)
+    if mode in ("unbounded", "same"):
+        return say(f"race.savings.{mode}", n=str(n))
     level = f"{CONFIDENCE:.0%}"
-    if v == "unbounded":
-        return (
-            f"No target pass and free drafts on all {n} seeded requests: unbounded, and not "
-            "speculation (nothing is checked)."
-        )
-    if v == "the same":
-        return f"The same cost as plain decoding on all {n} seeded requests (1.00×)."
-    said = {
-        "faster": "Faster than plain decoding",
-        "slower": "Slower than plain decoding",
-        "within noise": "Within noise of plain decoding",
-    }[v]
-    out = (
-        f"{said} over {n} seeded requests: mean {fmt.speedup(e.mean)} ({level} interval "
-        f"{_interval(e)})."
+    out = say(
+        f"race.savings.{mode}",
+        n=str(n),
+        mean=fmt.speedup(e.mean),
+        level=level,
+        interval=_interval(e),
     )
-    if not verify:
-        out += " With verify off no target pass is made: these are the draft's tokens, unchecked."
-    return out
+    return out if verify else say("race.savings.unchecked", savings=out)
 
 
-def _correctness(policy: Policy, race: Race, r: PolicyRun) -> tuple[str, str]:
-    s = race.raced
+def _correctness(policy: Policy, race: Race, r: PolicyRun) -> tuple[Sentence, Sentence]:
+    """The policy's correctness gate: its label and the note under it."""
     if race.lossless:
-        note = (
-            "It changes only how many tokens a block drafts; each drafted token is checked by "
-            "the exact rule and a rejection is repaired from the residual."
-        )
+        keeps = say("race.correctness.note.keeps")
         if policy == "oracle":
-            note += " Looking ahead only decides where to stop: its output is fixed k = 16's."
-        return "keeps p", note
-    mechanism = (
-        "with verify off the drafted tokens are emitted unchecked, so the output follows the "
-        "draft's q"
-        if not s.verify
-        else "with repair off a rejection is resampled from p instead of the residual"
-    )
+            keeps = say("race.correctness.note.keeps_oracle", keeps=keeps, k_max=str(K_MAX))
+        return say("race.correctness.label.keeps"), keeps
+    switch = "unverified" if not race.raced.verify else "no_repair"
+    mechanism = say(f"race.correctness.mechanism.{switch}")
+    values: dict[str, str]
     if r.draft_passes == 0:
-        return "keeps p here (nothing drafted)", (
-            f"Not by the rule: {mechanism}, which loses p in general; this request drafted "
-            "nothing, so every token is a plain sample from p."
-        )
-    if r.tv_max <= EXACT:
-        return "keeps p here (not by the rule)", (
-            f"{mechanism[0].upper()}{mechanism[1:]}, which loses p in general; at every "
-            "position it drafted here the emitted law is p (exact distance 0)."
-        )
-    return "does not keep p", (
-        f"{mechanism[0].upper()}{mechanism[1:]}: the emitted law is up to TV "
-        f"{fmt.distance(r.tv_max)} from p at the positions it drafted."
-    )
+        mode, values = "nothing_drafted", {"mechanism": mechanism}
+    elif r.tv_max <= EXACT:
+        mode, values = "not_by_rule", {"mechanism": _opening(mechanism)}
+    else:
+        mode = "lost"
+        values = {"mechanism": _opening(mechanism), "tv": fmt.distance(r.tv_max)}
+    label = say(f"race.correctness.label.{mode}")
+    return label, say(f"race.correctness.note.{mode}", **values)
+
+
+def _opening(words: str) -> str:
+    """``words`` opening a sentence: its first letter capitalised."""
+    return words[:1].upper() + words[1:]
 
 
 def _row(race: Race, r: PolicyRun, e: Estimate, n: int) -> RaceRow:
     correct, note = _correctness(r.policy, race, r)
-    name = NAMES[r.policy] + (f" = {race.raced.k}" if r.policy == "fixed" else "")
     return RaceRow(
         policy=r.policy,
-        name=name,
+        name=_named(race, r.policy),
         rule=_rule(r.policy, race),
         ks=_ks(r),
         blocks=_blocks(r),
@@ -388,62 +366,60 @@ def _row(race: Race, r: PolicyRun, e: Estimate, n: int) -> RaceRow:
     )
 
 
-def _best(race: Race, ens: RaceEnsemble) -> str:
-    """Which policy is best over the seeded requests, and whether that is more than noise
-    against the runner-up (paired on the same seeds)."""
-    n = len(ens.seeds)
-    means = {p: ens.speedup(p).mean for p in (r.policy for r in race.runs)}
-    if all(ens.speedup(p).low == ens.speedup(p).high == 1.0 for p in means):
-        return (
-            f"No policy drafts anything on these {n} requests (one token is one plain target "
-            "pass): every policy is plain decoding."
-        )
-    if all(math.isinf(m) for m in means.values()):
-        return (
-            f"With verify off and a free draft no policy costs anything on these {n} requests: "
-            "every speedup is unbounded, and none of it is speculation (nothing is checked)."
-        )
-    runnable = sorted((p for p in means if p != "oracle"), key=lambda p: -means[p])
-    first, second = runnable[0], runnable[1]
-    out = (
-        f"Over the {n} seeded requests the highest mean a server can reach is "
-        f"{_named(race, first)}'s, {fmt.speedup(means[first])}"
+def best_sentence(race: Race, rk: Ranking) -> Sentence:
+    """Which policy is best over the seeded requests, as the ranking (`witness.judge.ranking`)
+    found it: the leader, its lead over the runner-up, and what the hindsight oracle adds."""
+    if rk.mode != "ranked":
+        return say(f"race.best.{rk.mode}", n=str(rk.n))
+    leader = _leader(race, rk)
+    oracle = _oracle(race, rk)
+    return say(
+        f"race.best.{'ranked_none_faster' if rk.none_faster else 'ranked'}",
+        leader=leader,
+        oracle=oracle,
     )
-    out += _against(ens, first, second, race) + "."
-    if not any(verdict(ens.speedup(p)) in ("faster", "unbounded") for p in runnable):
-        out += " None of them is faster than plain decoding here."
-    oracle = ens.speedup("oracle").mean
-    out += f" The hindsight oracle, which no server can run, reaches {fmt.speedup(oracle)}"
-    if oracle > means[first]:
-        return out + ": what knowing each rejection in advance would be worth."
+
+
+def _leader(race: Race, rk: Ranking) -> Sentence:
+    named, mean = _named(race, rk.leader), fmt.speedup(rk.leader_mean)
+    if rk.gap == "uncompared":
+        return say("race.best.leader.alone", n=str(rk.n), leader=named, mean=mean)
+    against = _against(race, rk)
+    return say("race.best.leader.compared", n=str(rk.n), leader=named, mean=mean, against=against)
+
+
+def _against(race: Race, rk: Ranking) -> Sentence:
+    """The leader against the runner-up on the same seeds (the ranking's gap)."""
+    runner_up = _named(race, rk.runner_up)
+    if rk.gap == "same":
+        return say("race.best.against.same", runner_up=runner_up)
+    if rk.gap == "within_noise":
+        mean = fmt.speedup(rk.runner_up_mean)
+        return say("race.best.against.within_noise", runner_up=runner_up, runner_up_mean=mean)
+    assert rk.difference is not None
+    assert rk.interval is not None
+    low, high = rk.interval
+    return say(
+        "race.best.against.ahead",
+        runner_up=runner_up,
+        difference=f"{rk.difference:.2f}",
+        level=f"{CONFIDENCE:.0%}",
+        low=f"{low:.2f}",
+        high=f"{high:.2f}",
+    )
+
+
+def _oracle(race: Race, rk: Ranking) -> Sentence:
+    oracle = fmt.speedup(rk.oracle_mean)
+    if rk.oracle_beats_leader:
+        return say("race.best.oracle.beats", oracle=oracle)
     if not race.raced.verify:
-        return out + ", no more: with verify off nothing is rejected, so it drafts 16 a block."
-    return out + (
-        ", no more: it saves only drafts past a rejection, and still pays a draft pass for "
-        "every token the target rejects."
-    )
+        return say("race.best.oracle.no_more_unverified", oracle=oracle, k_max=str(K_MAX))
+    return say("race.best.oracle.no_more", oracle=oracle)
 
 
 def _named(race: Race, policy: Policy) -> str:
     return NAMES[policy] + (f" = {race.raced.k}" if policy == "fixed" else "")
-
-
-def _against(ens: RaceEnsemble, first: Policy, second: Policy, race: Race) -> str:
-    """The leader against the runner-up on the same seeds: the difference of their speedups
-    (ratios of means) with the delta method's interval, as every comparison is judged."""
-    a, b = np.asarray(ens.costs(first)), np.asarray(ens.costs(second))
-    runner_up = ens.speedup(second).mean
-    if not (math.isfinite(ens.speedup(first).mean) and math.isfinite(runner_up)):
-        return ""
-    if np.array_equal(a, b):
-        return f", the same as {_named(race, second)}'s on every request"
-    diff, half = paired_difference(ens.tokens, b, a)
-    if diff - half > 0.0 and diff >= RELATIVE_MARGIN * runner_up:
-        return (
-            f", ahead of {_named(race, second)} by {diff:.2f}× on the same seeds "
-            f"({CONFIDENCE:.0%} interval {diff - half:.2f}–{diff + half:.2f}×)"
-        )
-    return f", within noise of {_named(race, second)}'s {fmt.speedup(runner_up)}"
 
 
 # --------------------------------------------------------------------------------- chart
@@ -486,20 +462,13 @@ def race_chart(race: Race) -> RaceChart:
             x0, x1, y = x_at(start), x_at(start + e), y_at(d)
             parts.append(f"V{y:.1f}" if b else f"M{x0:.1f},{y:.1f}")
             parts.append(f"H{x1:.1f}")
-            what = "no draft: a plain target pass" if d == 0 else f"drafted {d}, accepted {a}"
-            label = f"{_named(race, r.policy)}, block {b + 1} at token {start + 1}: {what}"
+            label = _point_label(race, r.policy, b, start, d, a)
             points.append(RacePoint(x0, y, _marker(MARKERS[r.policy], x0, y), label))
             start += e
-        ks = r.drafted
-        label = (
-            f"{_named(race, r.policy)}: {min(ks)}–{max(ks)} drafted over {r.blocks} blocks"
-            if min(ks) != max(ks)
-            else f"{_named(race, r.policy)}: {ks[0]} drafted in each of {r.blocks} blocks"
-        )
         rows.append(
             RaceChartRow(
                 policy=r.policy,
-                label=label,
+                label=_row_label(race, r),
                 top=top,
                 foot=foot,
                 head=head,
@@ -513,11 +482,8 @@ def race_chart(race: Race) -> RaceChart:
     axis_y = TOP + len(rows) * ROW_HEIGHT + 4
     step = max(1, -(-s.tokens // 8))
     ticks = tuple(RaceTick(x_at(t), str(t)) for t in range(0, s.tokens + 1, step))
-    summary = (
-        f"Tokens drafted per block along the request's {s.tokens} output tokens, one row per "
-        "policy (0 is a block with no draft: a plain target pass): "
-        + "; ".join(row.label for row in rows)
-        + "."
+    summary = say(
+        "race.chart.summary", tokens=str(s.tokens), rows="; ".join(row.label for row in rows)
     )
     return RaceChart(
         width=WIDTH,
@@ -530,3 +496,25 @@ def race_chart(race: Race) -> RaceChart:
         k_max=K_MAX,
         summary=summary,
     )
+
+
+def _point_label(race: Race, policy: Policy, b: int, start: int, d: int, a: int) -> Sentence:
+    """A block's marker, read aloud: where it starts and what it drafted."""
+    where = {"policy": _named(race, policy), "block": str(b + 1), "token": str(start + 1)}
+    if d == 0:
+        return say("race.chart.point.plain", **where)
+    return say("race.chart.point.drafted", **where, drafted=str(d), accepted=str(a))
+
+
+def _row_label(race: Race, r: PolicyRun) -> Sentence:
+    """A policy's row: the range of k it drafted, or the one k of every block."""
+    ks, named, blocks = r.drafted, _named(race, r.policy), str(r.blocks)
+    if min(ks) != max(ks):
+        return say(
+            "race.chart.row.varied",
+            policy=named,
+            low=str(min(ks)),
+            high=str(max(ks)),
+            blocks=blocks,
+        )
+    return say("race.chart.row.steady", policy=named, k=str(ks[0]), blocks=blocks)

@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from app.views import fmt
 from app.views.gates import Gate, InvariantView
 from app.views.judgement import LEVEL, counted, exact, formula_speedup
+from app.views.pricing import priced
+from app.words import Sentence, say
 from witness import Settings
 from witness.core.settings import max_depth
-from witness.core.theory import expected_speedup
 from witness.core.trace import RequestTrace
-from witness.cost.costing import costing, price
-from witness.judge.ensemble import Ensemble
+from witness.cost.costing import costing
+from witness.judge.ensemble import Ensemble, Estimate
+from witness.judge.optimum import priced_speedups
 from witness.methods.block import is_chain
 from witness.serve.accounting import draft_cost
 
@@ -64,24 +66,23 @@ def readout_view(
     t, est = trace.totals, ens.speedup(costing(s))
     per_pass = "—" if ens.tokens_per_pass is None else f"{ens.tokens_per_pass:.2f}"
     this_pass = "—" if t.tokens_per_pass is None else f"{t.tokens_per_pass:.2f}"
-    interval = (
-        ("the same for every text" if exact(est) else "the same for every seed")
-        if est.sd == 0.0
-        else f"{LEVEL} interval {est.ci_low:.2f}–{est.ci_high:.2f}×"
-    )
     readings: tuple[Reading, ...] = (
         Reading(
             "Tokens per target pass",
             per_pass,
-            f"over {counted(est)}; this request {this_pass}",
+            say("readout.tokens.note", counted=counted(est), this=this_pass),
             "readout-tokens",
         ),
         Reading(
             "Speedup against plain decoding",
             fmt.speedup(est.mean),
-            f"over {counted(est)}, {interval}; this request "
-            f"{fmt.speedup(t.speedup_measured)}; formula {fmt.speedup(formula_speedup(ens, s))}"
-            + _formula_caveat(ens, s),
+            say(
+                f"readout.speedup.{_formula_caveat(ens, s)}",
+                counted=counted(est),
+                interval=_interval(est),
+                this=fmt.speedup(t.speedup_measured),
+                formula=fmt.speedup(formula_speedup(ens, s)),
+            ),
             "readout-speedup",
         ),
     )
@@ -90,8 +91,13 @@ def readout_view(
             Reading(
                 "Tokens the target scores per pass",
                 f"{t.scored_per_pass:.1f}",
-                f"this request: {t.drafted_tokens} drafted tokens in {t.target_passes} passes "
-                f"(a chain of k = {s.k} scores at most {s.k + 1})",
+                say(
+                    "readout.scored.note",
+                    drafted=t.drafted_tokens,
+                    passes=t.target_passes,
+                    k=s.k,
+                    most=s.k + 1,
+                ),
                 "readout-scored",
             ),
         )
@@ -102,20 +108,32 @@ def readout_view(
     )
 
 
+def _interval(est: Estimate) -> Sentence:
+    """The ensemble's spread: its interval, or that every member is the same."""
+    if est.sd == 0.0:
+        return say(f"readout.interval.{'texts' if exact(est) else 'seeds'}")
+    return say(
+        "readout.interval.spread",
+        level=LEVEL,
+        low=f"{est.ci_low:.2f}",
+        high=f"{est.ci_high:.2f}",
+    )
+
+
 def _formula_caveat(ens: Ensemble, s: Settings) -> str:
+    """What the formula's value assumes here: the mode of ``readout.speedup``."""
     if not ens.drafted_positions:
-        return " for whole blocks (too short to draft here)"
+        return "too_short"
     if s.draft_source == "lookup":
-        return " if every block found k words to copy"
-    return ""
+        return "lookup"
+    return "formula"
 
 
 def _spark(ens: Ensemble, s: Settings, mean: float) -> Sparkline:
-    k_max, c = max_depth(s.tree_width), draft_cost(s)
+    k_max = max_depth(s.tree_width)
     ks = range(1, k_max + 1)
-    values = [float(expected_speedup(ens.alpha, k, price(s, k))) for k in ks]
+    values = priced_speedups(ens.alpha, s, k_max)
     finite_mean = mean if mean != float("inf") else None
-    priced = f"c = {c:.2f}" if s.machine == "custom" else "each k priced on the machine"
     top = max(1.5, *values, finite_mean or 0.0) * 1.1
     left, right, bottom = SPARK_PAD, SPARK_W - 4.0, SPARK_H - SPARK_PAD
 
@@ -141,10 +159,22 @@ def _spark(ens: Ensemble, s: Settings, mean: float) -> Sparkline:
         right=right,
         bottom=bottom,
         k_max=k_max,
-        summary=(
-            f"The formula's speedup against k at α = {ens.alpha:.3f} and "
-            f"{priced}, from {fmt.speedup(values[0])} at k = 1 to "
-            f"{fmt.speedup(values[-1])} at k = {k_max}; at the current k = {s.k} it is "
-            f"{fmt.speedup(here)}, and the ensemble's mean is {fmt.speedup(mean)}."
+        summary=say(
+            "readout.spark.summary",
+            alpha=f"{ens.alpha:.3f}",
+            priced=_priced_words(s),
+            first=fmt.speedup(values[0]),
+            last=fmt.speedup(values[-1]),
+            k_max=k_max,
+            k=s.k,
+            here=fmt.speedup(here),
+            mean=fmt.speedup(mean),
         ),
     )
+
+
+def _priced_words(s: Settings) -> Sentence:
+    """How the sparkline prices each k: the slider's c, or the machine per k."""
+    if priced(s) == "custom":
+        return say("readout.spark.priced.custom", c=f"{draft_cost(s):.2f}")
+    return say("readout.spark.priced.machine")

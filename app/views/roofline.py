@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 from app.views import fmt
 from app.views.charts import Frame, Point, polyline
+from app.words import say
 from witness.cost.measured import MeasuredRoofline, routine_note
 
-LABEL = "Measured on this server (not part of the deterministic witness)"
+LABEL = say("roofline.label")
 FRAME = Frame(width=640, height=300, left=60.0, right=612.0, top=44.0, bottom=252.0)
 
 
@@ -99,12 +100,7 @@ def roofline_chart(m: MeasuredRoofline, sentence: str) -> RooflineChart:
     )
     knee = m.compute_bound_width
     on_axis = 1 < knee < widest
-    caption = (
-        f"Time of one pass over a {m.rows:,} × {m.cols:,} float32 matrix against the "
-        f"vectors it multiplies, 1 to {widest} on a doubling scale: measured on this server "
-        "(circles, solid line) beside the roofline fitted to the same run (squares, dashed "
-        "line)."
-    )
+    caption = say("roofline.chart.caption", rows=f"{m.rows:,}", cols=f"{m.cols:,}", widest=widest)
     return RooflineChart(
         *FRAME.args(),
         measured=measured,
@@ -117,7 +113,7 @@ def roofline_chart(m: MeasuredRoofline, sentence: str) -> RooflineChart:
             for i in range(int(round(top / step)) + 1)
         ),
         knee_x=x(knee) if on_axis else None,
-        knee_label=f"model compute-bound past {knee:.1f} vectors",
+        knee_label=say("roofline.chart.knee", knee=f"{knee:.1f}"),
         summary=f"{caption} {sentence}",
         caption=caption,
     )
@@ -127,20 +123,22 @@ def roofline_view(m: MeasuredRoofline) -> RooflineView:
     sentence = m.summary()
     return RooflineView(
         label=LABEL,
-        setup=(
-            f"W is {m.rows:,} × {m.cols:,} float32 ({m.size_words()}), times X of 1 to "
-            f"{m.widest.width} columns; each time is the best "
-            f"of {m.repeats} after a warm-up, timed once when this server first drew the panel."
+        setup=say(
+            "roofline.setup",
+            rows=f"{m.rows:,}",
+            cols=f"{m.cols:,}",
+            size=m.size_words(),
+            widest=m.widest.width,
+            repeats=m.repeats,
         ),
         machine=m.machine,
         sentence=sentence,
         routine_note=routine_note(m.points),
-        model_note=(
-            "The model is the roofline T = max(bytes of W / bandwidth, 2 · rows · cols · n / "
-            f"flops) fitted to this run: bandwidth {m.bandwidth / 1e9:.1f} GB/s (the one-vector "
-            f"pass), flops {m.flops / 1e9:.1f} GFLOP/s (the best width), so it meets the "
-            "measurement at one vector and at the fastest width by construction and turns "
-            f"compute-bound past {m.compute_bound_width:.1f} vectors."
+        model_note=say(
+            "roofline.model",
+            bandwidth=f"{m.bandwidth / 1e9:.1f}",
+            flops=f"{m.flops / 1e9:.1f}",
+            knee=f"{m.compute_bound_width:.1f}",
         ),
         rows=tuple(
             Row(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.views import fmt
+from app.words import Sentence, say
 from witness import Settings
 from witness.core.modes import mode_of
 from witness.judge.evaluation import EvaluationSlice, ModeCheck
@@ -90,31 +91,21 @@ def slice_view(ev: EvaluationSlice, settings: Settings, station_alpha: float) ->
     rows = tuple(_row(m, m.mode == current) for m in ev.modes)
     by = {m.mode: m for m in ev.modes}
     lossless, shortcut, unverified = by["lossless"], by["no_repair"], by["no_verify"]
-    summary = (
-        f"Lossless: {_finding(lossless)}, at {fmt.speedup(lossless.speedup_measured)}; "
-        f"the unsafe shortcut runs at {fmt.speedup(shortcut.speedup_measured)}: "
-        f"{_finding(shortcut)}; verify off runs at "
-        f"{fmt.speedup(unverified.speedup_measured)}: {_finding(unverified)}."
+    summary = say(
+        "slice.summary.modes",
+        lossless=_finding(lossless),
+        lossless_speed=fmt.speedup(lossless.speedup_measured),
+        shortcut=_finding(shortcut),
+        shortcut_speed=fmt.speedup(shortcut.speedup_measured),
+        unverified=_finding(unverified),
+        unverified_speed=fmt.speedup(unverified.speedup_measured),
     )
-    alpha_note = (
-        f"Every block here starts at the request's first position, where α = {ev.alpha:.3f}; "
-        f"the station's α, over every position of the state's ensemble, is "
-        f"{station_alpha:.3f}. The speedups and their expected values are that one "
-        "position's, not a request's."
+    alpha_note = say(
+        "slice.alpha_note.first_position",
+        alpha=f"{ev.alpha:.3f}",
+        station_alpha=f"{station_alpha:.3f}",
     )
-    if settings.greedy:
-        greedy_note = (
-            "Greedy decoding promises more than sampling can: the output is identical token for "
-            "token to plain greedy decoding, because a draft is kept only when it is the target's "
-            "argmax. With one-hot laws every mode that checks the draft emits the argmax."
-        )
-    else:
-        greedy_note = (
-            "Sampling promises identical in distribution, not token for token: the same seed "
-            "gives other tokens than plain sampling would, but over many requests every token "
-            "appears as often as p says. Greedy decoding (temperature 0) is the case that is "
-            "identical token for token."
-        )
+    greedy_note = say(f"slice.promise.{'greedy' if settings.greedy else 'sampling'}")
     return SliceView(
         f"{ev.modes[0].blocks:,}",
         f"{ev.alpha:.3f}",
@@ -128,17 +119,12 @@ def slice_view(ev: EvaluationSlice, settings: Settings, station_alpha: float) ->
 
 
 def _method_row(m: MethodCheck) -> MethodRow:
-    exact = m.tv_exact <= EXACT
-    if exact:
-        verdict = "keeps p" if m.keeps_target else "keeps p (sample: false alarm)"
-    else:
-        verdict = "fails p" if not m.keeps_target else "fails p (the sample missed it)"
     return MethodRow(
         method=m.method,
         title=m.label,
         lossless="lossless" if m.lossless else "not lossless",
-        keeps=exact,
-        verdict=verdict,
+        keeps=m.tv_exact <= EXACT,
+        verdict=_verdict(m.tv_exact, m.keeps_target),
         p_value=fmt.p_value(m.chi_square.p_value),
         tv_sampled=fmt.distance(m.tv_empirical),
         tv_exact=fmt.distance(m.tv_exact),
@@ -153,42 +139,55 @@ def _methods_summary(ev: EvaluationSlice, s: Settings) -> str:
     if not ev.methods:
         return ""
     chain = ev.modes[0]  # lossless chain, the reference
-    parts = []
-    for m in ev.methods:
-        speed = fmt.speedup(m.speedup_expected)
-        kept = (
-            "keeps p" if m.tv_exact <= EXACT else f"fails p (exact TV {fmt.distance(m.tv_exact)})"
+    parts = [
+        say(
+            "slice.methods.method",
+            label=m.label,
+            speed=fmt.speedup(m.speedup_expected),
+            kept=_kept(m.tv_exact),
         )
-        parts.append(f"{m.label}: {speed} by the formula, {kept}")
-    return (
-        f"Beside the lossless chain ({fmt.speedup(chain.speedup_expected)} by the formula at "
-        f"this position, k = {s.k}): " + "; ".join(parts) + ". The formula takes each method's "
-        "exact acceptance here (per level for a tree); prompt lookup's draft costs nothing."
+        for m in ev.methods
+    ]
+    return say(
+        "slice.methods.summary",
+        speed=fmt.speedup(chain.speedup_expected),
+        k=s.k,
+        methods="; ".join(parts),
     )
+
+
+def _kept(tv_exact: float) -> Sentence:
+    """Whether the exact law keeps p, with its distance where it does not."""
+    if tv_exact <= EXACT:
+        return say("slice.methods.kept.keeps")
+    return say("slice.methods.kept.fails", tv=fmt.distance(tv_exact))
 
 
 def _exact_zero(m: ModeCheck) -> bool:
     return m.tv_exact <= EXACT
 
 
-def _finding(m: ModeCheck) -> str:
+def _finding(m: ModeCheck) -> Sentence:
     """What the sample found beside what the exact law is: a test that fails to reject has
     not shown agreement."""
-    p = f"p-value {fmt.p_value(m.chi_square.p_value)}"
-    exact = "exact TV 0" if _exact_zero(m) else f"exact TV {fmt.distance(m.tv_exact)}"
-    if m.keeps_target and _exact_zero(m):
-        return f"keeps p ({exact}; the sample finds no evidence against it, {p})"
-    if not m.keeps_target and not _exact_zero(m):
-        return f"does not keep p ({exact}; the sample rejects it, {p})"
-    if m.keeps_target:
-        return f"does not keep p ({exact}), though this sample missed it ({p})"
-    return f"keeps p ({exact}); the sample's rejection is a false alarm ({p})"
+    return say(
+        f"slice.finding.{_outcome(m.tv_exact, m.keeps_target)}",
+        tv=fmt.distance(m.tv_exact),
+        p=fmt.p_value(m.chi_square.p_value),
+    )
 
 
-def _row_verdict(m: ModeCheck) -> str:
-    if _exact_zero(m):
-        return "keeps p" if m.keeps_target else "keeps p (sample: false alarm)"
-    return "fails p" if not m.keeps_target else "fails p (the sample missed it)"
+def _outcome(tv_exact: float, sample_keeps: bool) -> str:
+    """The exact law beside the sample's test: keeps, fails, missed (the law is off but the
+    sample did not reject it) or false_alarm (the law is exact but the sample rejected it)."""
+    if tv_exact <= EXACT:
+        return "keeps" if sample_keeps else "false_alarm"
+    return "missed" if sample_keeps else "fails"
+
+
+def _verdict(tv_exact: float, sample_keeps: bool) -> Sentence:
+    """A row's verdict: the exact law's, with the sample's disagreement named."""
+    return say(f"slice.verdict.{_outcome(tv_exact, sample_keeps)}")
 
 
 def _row(m: ModeCheck, current: bool) -> ModeRow:
@@ -207,7 +206,7 @@ def _row(m: ModeCheck, current: bool) -> ModeRow:
             height=round(H_BOTTOM - y(share), 2),
             p_y=y(p),
             word=word,
-            label=f"'{word}': sampled {share:.3f}, p {p:.3f}",
+            label=say("slice.bar.label", word=word, share=f"{share:.3f}", p=f"{p:.3f}"),
         )
         for i, (word, share, p) in enumerate(m.histogram)
     )
@@ -217,16 +216,19 @@ def _row(m: ModeCheck, current: bool) -> ModeRow:
         title=TITLES[m.mode],
         current=current,
         keeps=keeps,
-        verdict=_row_verdict(m),
+        verdict=_verdict(m.tv_exact, m.keeps_target),
         p_value=fmt.p_value(m.chi_square.p_value),
         tv_sampled=f"{m.tv_empirical:.4f}",
         tv_exact=fmt.distance(m.tv_exact),
         speedup=fmt.speedup(m.speedup_measured),
         speedup_expected=fmt.speedup(m.speedup_expected),
         bars=bars,
-        chart_summary=(
-            f"{TITLES[m.mode]}: first emitted token over {m.blocks:,} blocks against p, top "
-            f"{n} tokens; " + "; ".join(b.label for b in bars) + "."
+        chart_summary=say(
+            "slice.chart.summary",
+            title=TITLES[m.mode],
+            blocks=f"{m.blocks:,}",
+            n=n,
+            bars="; ".join(b.label for b in bars),
         ),
         width=H_WIDTH,
         height=H_HEIGHT,

@@ -39,10 +39,11 @@ from app.views.readout import ReadoutView, readout_view
 from app.views.slice import SliceView, slice_view
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
 from app.views.sweep_chart import SweepChart, sweep_chart
+from app.words import say
 from witness import RequestTrace, Settings
 from witness.core.settings import SEED_MAX
 
-SLICE_NOTE = f"{SLICE_BLOCKS:,}".replace(",", " ") + " seeded blocks per mode"
+SLICE_NOTE = say("controls.slice.note", blocks=f"{SLICE_BLOCKS:,}".replace(",", " "))
 
 
 @dataclass(frozen=True, slots=True)

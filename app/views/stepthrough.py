@@ -26,6 +26,7 @@ from app.views.charts import Gauge, gauge
 from app.views.evidence import TokenView, block_tokens, default_block
 from app.views.marks import MARKS
 from app.views.tree_chart import below_count, ending_kind, sibling_test, versus
+from app.words import Sentence, say
 from witness import Settings
 from witness.core.settings import tree_nodes
 from witness.core.trace import BlockTrace, DraftStep, RequestTrace
@@ -210,8 +211,13 @@ def _shown_sub(
     sub = state.options.sub
     if sub is not None and sub >= count and not clamp_quietly:
         problems.append(
-            f"sub must be from 0 to {count - 1} for block {block.index + 1}, which has {count} "
-            f"sub-steps (got {sub}); the last sub-step is shown"
+            say(
+                "stepthrough.problem.past_end",
+                last=count - 1,
+                number=block.index + 1,
+                count=count,
+                sub=sub,
+            )
         )
     if sub is not None and sub >= count:
         sub = count - 1
@@ -262,9 +268,9 @@ def _view(
         intro=intro,
         steps=steps,
         current=steps[sub] if sub is not None else None,
-        progress=f"Step {sub + 1} of {count}"
+        progress=say("stepthrough.progress.at", number=sub + 1, count=count)
         if sub is not None
-        else f"Not started: {count} sub-steps",
+        else say("stepthrough.progress.closed", count=count),
         rows=rows,
         p_known=sub is not None and sub >= 1 and s.verify,
         p_missing="not yet" if s.verify else "not computed",
@@ -427,57 +433,49 @@ def _output_note(block: BlockTrace, steps: int, sub: int | None, rejected: str =
     if sub is None:
         return ""
     if sub == steps - 1:
-        return f"Block {block.index + 1} emitted {words.n_of(len(block.emitted_words), 'token')}."
+        tokens = words.n_of(len(block.emitted_words), "token")
+        return say("stepthrough.output_note.emitted", number=block.index + 1, tokens=tokens)
     if sub < 2:
-        return "Nothing is emitted yet."
-    return f"Accepted so far (a rejected {rejected} is struck through):"
+        return say("stepthrough.output_note.nothing_yet")
+    return say("stepthrough.output_note.so_far", rejected=rejected)
+
+
+def _draw(block: BlockTrace) -> Sentence:
+    """How the block's last token was drawn: its uniform, by inverse CDF."""
+    return say(
+        "stepthrough.draw.inverse_cdf", u=f"{block.u_final:.2f}", word=block.final_word or ""
+    )
 
 
 def _ending(block: BlockTrace, verify: bool, repair: bool) -> Ending:
     k = len(block.drafts)
     if not verify:
-        return Ending(
-            "unchecked",
-            "Emitted unchecked",
-            f"All {words.n_of(k, 'drafted token')} were emitted as drafted: plain draft-model "
-            "sampling, whose output follows q, not p.",
-            (),
-            "",
-            "",
-        )
+        drafts = words.n_of(k, "drafted token")
+        sentence = say("stepthrough.ending.unchecked", drafts=drafts)
+        return Ending("unchecked", say("stepthrough.heading.unchecked"), sentence, (), "", "")
     final = block.final_word or ""
-    draw = f"u = {block.u_final:.2f} picks '{final}' by inverse CDF"
     if block.result.first_rejection is None:
-        return Ending(
-            "bonus",
-            "Bonus token from p",
-            f"Every draft was accepted, so p at position {k + 1}, already computed in the same "
-            f"target pass, gives one more token for free: '{final}'.",
-            (),
-            final,
-            draw,
-        )
+        sentence = say("stepthrough.ending.bonus", position=k + 1, word=final)
+        heading = say("stepthrough.heading.bonus")
+        return Ending("bonus", heading, sentence, (), final, _draw(block))
     r = block.result.first_rejection + 1
     if not repair:
         return Ending(
             "resample",
-            "Resample from p (repair off)",
-            f"Draft {r} was rejected and repair is off: the target resampled p itself, not the "
-            f"residual, and gave '{final}'. Over the request this over-weights what the draft "
-            "likes: the distribution is not kept.",
+            say("stepthrough.heading.resample"),
+            say("stepthrough.ending.resample", draft=r, word=final),
             (),
             final,
-            draw,
+            _draw(block),
             words.identity(block, repair=False),
         )
     return Ending(
         "repair",
-        "Repair from the residual",
-        f"Draft {r} was rejected: the residual max(0, p − q), normalised, puts its mass where p "
-        f"exceeds q, and gave '{final}'. This keeps the output exactly p.",
+        say("stepthrough.heading.repair"),
+        say("stepthrough.ending.repair", draft=r, word=final),
         tuple((w, fmt.prob(x), w == final) for w, x in block.residual_top),
         final,
-        draw,
+        _draw(block),
         words.identity(block, repair=True),
     )
 
@@ -492,7 +490,11 @@ def tree_plan(block: BlockTrace, s: Settings) -> tuple[Plan, ...]:
         lookup = s.draft_source == "lookup" and s.tokens - block.start > 1
         kinds = ("draft", "target", "bonus")
         if lookup:
-            titles = ("Nothing to copy", "One target pass", "The token from p")
+            titles = (
+                say("stepthrough.title.plain.copy"),
+                say("stepthrough.title.target"),
+                say("stepthrough.title.plain.token"),
+            )
             return tuple(
                 Plan(k, ti, words.lookup_plain(block, k))
                 for k, ti in zip(kinds, titles, strict=True)
@@ -504,41 +506,23 @@ def tree_plan(block: BlockTrace, s: Settings) -> tuple[Plan, ...]:
             for i, k in enumerate(kinds)
         )
     lookup = s.draft_source == "lookup"
-    depth = block.depth
-    if lookup:
-        draft_title = f"Copy {words.n_of(depth, 'word')} from earlier"
-    elif s.tree_width == 1:
-        draft_title = f"The draft proposes {words.n_of(depth, 'token')}"
-    else:
-        draft_title = f"The draft drafts the tree ({tree_nodes(s.tree_width, depth)} nodes)"
-    plan = [Plan("draft", draft_title, words.tree_draft_sentence(block, s))]
+    plan = [Plan("draft", _walk_draft_title(block, s), words.tree_draft_sentence(block, s))]
     if not s.verify:
-        plan.append(
-            Plan(
-                "no_target",
-                "No target pass",
-                "Target verify is off: no target pass runs, so nothing checks the "
-                f"{'copied tokens' if lookup else 'drafted tree'}.",
-            )
-        )
-        plan.append(Plan("unchecked", "Emit unchecked", words.tree_unchecked_sentence(block)))
+        unchecked = say(f"stepthrough.no_target.{'copied' if lookup else 'tree'}")
+        plan.append(Plan("no_target", say("stepthrough.title.no_target"), unchecked))
+        title = say("stepthrough.walk_title.unchecked")
+        plan.append(Plan("unchecked", title, words.tree_unchecked_sentence(block)))
         return tuple(plan)
-    plan.append(
-        Plan(
-            "target",
-            f"One target pass scores {block.scored} tokens",
-            words.tree_target_sentence(block, s),
-        )
-    )
+    title = say("stepthrough.walk_title.target", scored=block.scored)
+    plan.append(Plan("target", title, words.tree_target_sentence(block, s)))
     for i, lv in enumerate(block.levels):
         for sib in lv.siblings:
             if sib.accepted is None:
                 continue
-            who = f"Depth {i + 1}" + (f", sibling {sib.index + 1}" if len(lv.siblings) > 1 else "")
             plan.append(
                 Plan(
                     "check",
-                    f"{who} '{sib.word}'",
+                    _walk_check_title(i, len(lv.siblings), sib.index, sib.word),
                     words.tree_check_sentence(block, s, i, sib.index, below_count(s, block, i)),
                     i,
                     sib.index,
@@ -546,14 +530,27 @@ def tree_plan(block: BlockTrace, s: Settings) -> tuple[Plan, ...]:
             )
     kind = ending_kind(block, s)
     kind = "bonus" if kind == "unused" else kind
-    title = {
-        "repair": "Repair from the last residual",
-        "resample": "Resample from p",
-        "bonus": "Bonus token from p",
-        "argmax": "The target's argmax",
-    }[kind]
+    title = say(f"stepthrough.walk_title.ending.{kind}")
     plan.append(Plan(kind, title, words.tree_ending_sentence(block, s)))
     return tuple(plan)
+
+
+def _walk_draft_title(block: BlockTrace, s: Settings) -> Sentence:
+    depth = block.depth
+    if s.draft_source == "lookup":
+        return say("stepthrough.walk_title.copy", words=words.n_of(depth, "word"))
+    if s.tree_width == 1:
+        return say("stepthrough.title.draft", tokens=words.n_of(depth, "token"))
+    return say("stepthrough.walk_title.tree", nodes=tree_nodes(s.tree_width, depth))
+
+
+def _walk_check_title(level: int, width: int, sibling: int, word: str) -> Sentence:
+    """The sibling a check sub-step tests: its depth, and its place where it has siblings."""
+    if width > 1:
+        return say(
+            "stepthrough.walk_title.sibling", depth=level + 1, sibling=sibling + 1, word=word
+        )
+    return say("stepthrough.walk_title.depth", depth=level + 1, word=word)
 
 
 def _method_view(
@@ -654,17 +651,16 @@ def _tree_gauge(block: BlockTrace, plan: tuple[Plan, ...], sub: int | None) -> G
     )
     threshold = min(1.0, r)
     u, th = versus(sib.u, threshold)
-    relation = "<" if g.accepted else "≥"
     outcome = "accepted" if g.accepted else "rejected"
-    return replace(
-        g,
-        u_text=f"u = {u}",
-        threshold_text=f"min(1, p′/q′) = {th}",
-        summary=(
-            f"Depth {plan[sub].level + 1}, sibling {sib.index + 1} '{sib.word}': u = {u} "
-            f"{relation} min(1, p′/q′) = {th}, so it was {outcome}."
-        ),
+    summary = say(
+        f"stepthrough.walk_gauge.{outcome}",
+        depth=plan[sub].level + 1,
+        sibling=sib.index + 1,
+        word=sib.word,
+        u=u,
+        threshold=th,
     )
+    return replace(g, u_text=f"u = {u}", threshold_text=f"min(1, p′/q′) = {th}", summary=summary)
 
 
 def _tree_output(
@@ -686,40 +682,30 @@ def _tree_output(
 
 
 def _tree_ending(block: BlockTrace, s: Settings) -> Ending:
-    if not block.levels:
-        final = block.final_word or ""
-        return Ending(
-            "bonus",
-            "The token from p",
-            plan_last(block, s),
-            (),
-            final,
-            f"u = {block.u_final:.2f} picks '{final}' by inverse CDF",
-        )
-    kind = ending_kind(block, s)
-    sentence = words.tree_ending_sentence(block, s)
     final = block.final_word or ""
-    draw = f"u = {block.u_final:.2f} picks '{final}' by inverse CDF"
+    if not block.levels:
+        heading = say("stepthrough.heading.token")
+        return Ending("bonus", heading, plan_last(block, s), (), final, _draw(block))
+    kind = ending_kind(block, s)
     if kind == "unchecked":
-        return Ending(
-            "unchecked", "Emitted unchecked", words.tree_unchecked_sentence(block), (), "", ""
+        heading, sentence = (
+            say("stepthrough.heading.unchecked"),
+            words.tree_unchecked_sentence(block),
         )
+        return Ending("unchecked", heading, sentence, (), "", "")
+    sentence = words.tree_ending_sentence(block, s)
     if kind in ("bonus", "unused"):
-        return Ending("bonus", "Bonus token from p", sentence, (), final, draw)
+        return Ending("bonus", say("stepthrough.heading.bonus"), sentence, (), final, _draw(block))
     if kind == "argmax":
-        return Ending(
-            "argmax",
-            "The target's argmax (typical acceptance)",
-            sentence,
-            (),
-            final,
-            "no uniform is drawn: the argmax of p is taken",
-        )
+        heading, draw = say("stepthrough.heading.argmax"), say("stepthrough.draw.argmax")
+        return Ending("argmax", heading, sentence, (), final, draw)
     residual = tuple((w, fmt.prob(x), w == final) for w, x in block.levels[-1].law_top)
     heading = (
-        "Repair from the last residual" if kind == "repair" else "Resample from p (repair off)"
+        say("stepthrough.heading.last_repair")
+        if kind == "repair"
+        else say("stepthrough.heading.resample")
     )
-    return Ending(kind, heading, sentence, residual, final, draw)
+    return Ending(kind, heading, sentence, residual, final, _draw(block))
 
 
 def plan_last(block: BlockTrace, s: Settings) -> str:

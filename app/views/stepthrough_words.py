@@ -1,10 +1,14 @@
-"""The step-through's words: each sub-step's title and narration, the mode and the intro.
+"""The step-through's sentences: which one each sub-step says, and the values that fill it.
 
-One sentence per sub-step, in the words of the live narration (app/views/gates.narration),
-so a learner who reads the evidence and one who walks the step-through hear the same rule.
+The words live in app/words/stepthrough.toml; here each sub-step picks its sentence (the
+mode: accepted or rejected, greedy or sampled, repair on or off, the request cut short or
+not) and formats the trace's numbers. They follow the live narration (app/views/gates), so a
+learner who reads the evidence and one who walks the step-through hear the same rule.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from app.views import fmt
 from app.views.charts import focus_alpha, identity_text
@@ -16,95 +20,131 @@ from app.views.tree_chart import (
     method_name,
     sibling_test,
 )
+from app.words import Sentence, say
 from witness import Settings
 from witness.core.settings import drafted_width, tree_nodes
-from witness.core.trace import BlockTrace, DraftStep
+from witness.core.trace import BlockTrace, DraftStep, TreeLevel
 
 LISTED = 6  # drafts named one by one in a narration; the table shows every one
 
 
-def title(block: BlockTrace, kind: str, i: int) -> str:
+def n_of(n: int, word: str, plural: str = "") -> str:
+    """A count and its noun, '1 token' or '4 tokens' (``plural`` where an s will not do)."""
+    return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
+
+
+def _where(block: BlockTrace) -> dict[str, object]:
+    """The block's number and the words before it, which a draft sentence opens with."""
+    return {"number": block.index + 1, "context": " ".join(block.context)}
+
+
+def _listed(items: Sequence[str], total: int) -> str:
+    """The first ``LISTED`` items, and how many more of ``total`` there are."""
+    listed = ", ".join(items[:LISTED])
+    if total <= LISTED:
+        return listed
+    return say("stepthrough.listing.more", listed=listed, more=total - LISTED)
+
+
+def _draft_items(drafts: Sequence[DraftStep]) -> list[str]:
+    return [say("stepthrough.listing.draft", word=d.word, q=fmt.prob(d.q)) for d in drafts]
+
+
+def _cut(block: BlockTrace) -> str:
+    """The mode of a sentence that says what the block emits: "cut" when the request
+    needed fewer tokens than the block gave."""
+    return "cut" if block.truncated else "whole"
+
+
+def _needed(block: BlockTrace) -> dict[str, object]:
+    """The value a "cut" sentence names: how many tokens the request still needed."""
+    return {"needed": len(block.emitted_words)} if block.truncated else {}
+
+
+def _emits(block: BlockTrace) -> Sentence:
+    tokens = n_of(len(block.result.emitted), "token")
+    return say(f"stepthrough.emits.{_cut(block)}", tokens=tokens, **_needed(block))
+
+
+def _sampling(greedy: bool) -> Sentence:
+    return say(f"stepthrough.mode.sampling.{'greedy' if greedy else 'sampled'}")
+
+
+# --------------------------------------------------------------------------- a chain's block
+
+
+def title(block: BlockTrace, kind: str, i: int) -> Sentence:
     if kind == "check":
-        return f"Check draft {i - 1} '{block.drafts[i - 2].word}'"
-    if not block.drafts and kind in ("draft", "bonus"):
-        return "Nothing to draft (one token left)" if kind == "draft" else "The token from p"
-    return {
-        "draft": f"The draft proposes {n_of(len(block.drafts), 'token')}",
-        "target": "One target pass",
-        "no_target": "No target pass",
-        "repair": "Repair from the residual",
-        "resample": "Resample from p",
-        "bonus": "Bonus token from p",
-        "unchecked": "Emit the drafts unchecked",
-    }[kind]
+        return say("stepthrough.title.check", number=i - 1, word=block.drafts[i - 2].word)
+    if not block.drafts and kind == "draft":
+        return say("stepthrough.title.plain.draft")
+    if not block.drafts and kind == "bonus":
+        return say("stepthrough.title.plain.token")
+    if kind == "draft":
+        return say("stepthrough.title.draft", tokens=n_of(len(block.drafts), "token"))
+    return say(f"stepthrough.title.{kind}")
 
 
 def narration(
     block: BlockTrace, verify: bool, repair: bool, greedy: bool, kind: str, i: int
-) -> str:
+) -> Sentence:
     """One sentence per sub-step, in the words of the live narration (gates.narration)."""
     drafts = block.drafts
     k = len(drafts)
     if k == 0:  # one token was left: a server drafts no further than the request goes
-        return _plain_pass(block, kind)
+        return _one_left(block, kind)
     if kind == "draft":
-        listed = ", ".join(f"'{d.word}' (q {fmt.prob(d.q)})" for d in drafts[:LISTED])
-        return (
-            f"Block {block.index + 1}, after '{' '.join(block.context)}': the draft proposes "
-            f"{n_of(k, 'token')} from q — {listed}{_more(k)}."
+        listed = _listed(_draft_items(drafts), k)
+        return say(
+            "stepthrough.narration.draft", **_where(block), tokens=n_of(k, "token"), listed=listed
         )
     if kind == "no_target":
-        drafts_text = n_of(k, "draft")
-        return f"Target verify is off: no target pass runs, so nothing checks the {drafts_text}."
+        return say("stepthrough.no_target.chain", drafts=n_of(k, "draft"))
     if kind == "target":
-        listed = ", ".join(
-            f"'{d.word}' p {fmt.prob(d.p)} against q {fmt.prob(d.q)}" for d in drafts[:LISTED]
-        )
-        return (
-            f"One target pass computes p at all {k + 1} positions at once: {listed}{_more(k)}, "
-            "and p for a bonus token after them."
-        )
+        return say("stepthrough.narration.target", positions=k + 1, listed=_scored(drafts))
     if kind == "check":
         return _check_sentence(drafts[i - 2], k, greedy)
     if kind == "unchecked":
-        return (
-            f"All {n_of(k, 'drafted token')} are emitted as drafted, for no target pass: "
-            f"the output follows q, not p{_cut(block)}."
+        drafted = n_of(k, "drafted token")
+        return say(
+            f"stepthrough.narration.unchecked.{_cut(block)}", drafts=drafted, **_needed(block)
         )
-    gives = _gives(block)
+    return _ending_narration(block, kind)
+
+
+def _scored(drafts: Sequence[DraftStep]) -> str:
+    """Each draft's p against its q, as the one target pass computes them."""
+    items = [
+        say("stepthrough.listing.target", word=d.word, p=fmt.prob(d.p), q=fmt.prob(d.q))
+        for d in drafts[:LISTED]
+    ]
+    return _listed(items, len(drafts))
+
+
+def _ending_narration(block: BlockTrace, kind: str) -> Sentence:
+    """The last sub-step of a verified chain: the bonus token, the repair or the resample."""
+    word, emits = block.final_word, _emits(block)
     if kind == "bonus":
-        return (
-            f"All {n_of(k, 'draft')} accepted: the bonus token '{block.final_word}' came from p "
-            f"at position {k + 1}, computed in the same pass; {gives}."
+        k = len(block.drafts)
+        drafts = n_of(k, "draft")
+        return say(
+            "stepthrough.narration.bonus", drafts=drafts, word=word, position=k + 1, emits=emits
         )
     r = block.result.first_rejection
     assert r is not None
     if kind == "repair":
         top = ", ".join(f"'{w}' {fmt.prob(x)}" for w, x in block.residual_top[:3])
-        return (
-            f"Repair: the residual max(0, p − q) at draft {r + 1} ({top}) gave "
-            f"'{block.final_word}'; {gives}."
-        )
-    return (
-        f"Repair is off: the target resampled p at draft {r + 1} and gave '{block.final_word}', "
-        f"biased toward what the draft likes; {gives}."
-    )
+        return say("stepthrough.narration.repair", draft=r + 1, top=top, word=word, emits=emits)
+    return say("stepthrough.narration.resample", draft=r + 1, word=word, emits=emits)
 
 
-def _plain_pass(block: BlockTrace, kind: str) -> str:
+def _one_left(block: BlockTrace, kind: str) -> Sentence:
     """A verified block that drafted nothing: one token was left to generate."""
     if kind == "draft":
-        return (
-            f"Block {block.index + 1}, after '{' '.join(block.context)}': one token is left to "
-            "generate, so the draft proposes nothing (a block of j drafts emits up to j + 1 "
-            "tokens, and a server drafts no further than the request goes)."
-        )
+        return say("stepthrough.narration.one_left.draft", **_where(block))
     if kind == "target":
-        return "One target pass computes p at the one position left, as plain decoding does."
-    return (
-        f"Nothing was drafted: the token '{block.final_word}' came from p, exactly as in plain "
-        "decoding; the block emits 1 token for one target pass."
-    )
+        return say("stepthrough.narration.one_left.target")
+    return say("stepthrough.narration.one_left.token", word=block.final_word)
 
 
 def identity(block: BlockTrace, repair: bool) -> str:
@@ -113,256 +153,231 @@ def identity(block: BlockTrace, repair: bool) -> str:
     if block.focus is None or not block.bars:
         return ""
     stack = identity_text(block.bars[0], focus_alpha(block), repair)
-    if repair:
-        return (
-            f"The identity behind it, at the rejected {stack}; the same stack fills p at every "
-            "token, so acceptance and repair together emit exactly p."
-        )
-    return (
-        f"Without the residual the stack no longer equals p, at the rejected {stack}; "
-        "min(p, q) + (1 − α)·p is the biased law repair-off emits, not p."
-    )
+    mode = "repair" if repair else "no_repair"
+    return say(f"stepthrough.identity.{mode}", stack=stack)
 
 
-def _check_sentence(d: DraftStep, k: int, greedy: bool) -> str:
+def _check_sentence(d: DraftStep, k: int, greedy: bool) -> Sentence:
     n = d.position + 1
-    rest = k - n
-    stop = "; the block stops here"
-    if rest == 1:
-        stop += f" and draft {n + 1} is thrown away"
-    elif rest > 1:
-        stop += f" and drafts {n + 1}–{k} are thrown away"
+    if greedy and d.accepted:
+        return say("stepthrough.check.greedy.accepted", number=n, word=d.word)
     if greedy:
-        if d.accepted:
-            return f"Draft {n} '{d.word}' accepted: it is the target's greedy choice (p = 1)."
-        return (
-            f"Draft {n} '{d.word}' rejected: the target's greedy choice is another token "
-            f"(p = 0){stop}."
-        )
+        return say("stepthrough.check.greedy.rejected", number=n, word=d.word, stop=_stop(n, k))
+    u, ratio = f"{d.u:.2f}", f"{d.ratio:.2f}"
     if d.accepted:
-        return f"Draft {n} '{d.word}' accepted: u = {d.u:.2f} < p/q = {d.ratio:.2f}."
-    return f"Draft {n} '{d.word}' rejected: u = {d.u:.2f} ≥ p/q = {d.ratio:.2f}{stop}."
-
-
-def _gives(block: BlockTrace) -> str:
-    emitted = n_of(len(block.result.emitted), "token")
-    return f"the block emits {emitted} for one target pass{_cut(block)}"
-
-
-def _cut(block: BlockTrace) -> str:
-    if not block.truncated:
-        return ""
-    return f" (the request needed only {len(block.emitted_words)} of them)"
-
-
-def n_of(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _more(k: int) -> str:
-    return f" and {k - LISTED} more" if k > LISTED else ""
-
-
-def mode_text(verify: bool, repair: bool, greedy: bool) -> str:
-    sampling = "greedy (temperature 0)" if greedy else "sampling"
-    if not verify:
-        return f"Target verify off: nothing is checked ({sampling})."
-    if not repair:
-        return f"Verify on, repair off: a rejection resamples p ({sampling})."
-    return f"Verify on, repair on: speculative {sampling}, lossless."
-
-
-def intro(block: BlockTrace, verify: bool, count: int) -> str:
-    k = len(block.drafts)
-    if not verify:
-        return (
-            f"Block {block.index + 1} in {count} sub-steps: the draft proposes {n_of(k, 'token')}, "
-            "no target pass checks them, and all are emitted."
-        )
-    return (
-        f"Block {block.index + 1} in {count} sub-steps: the draft proposes {n_of(k, 'token')}, one "
-        "target pass scores them all, each is checked in turn until the first rejection, and "
-        "the block ends with a repair or a bonus token."
+        return say("stepthrough.check.sampled.accepted", number=n, word=d.word, u=u, ratio=ratio)
+    return say(
+        "stepthrough.check.sampled.rejected",
+        number=n,
+        word=d.word,
+        u=u,
+        ratio=ratio,
+        stop=_stop(n, k),
     )
+
+
+def _stop(n: int, k: int) -> Sentence:
+    """What a rejection at draft ``n`` of ``k`` does to the drafts after it."""
+    if k - n == 1:
+        return say("stepthrough.check.stop.one", next=n + 1)
+    if k - n > 1:
+        return say("stepthrough.check.stop.many", first=n + 1, last=k)
+    return say("stepthrough.check.stop.last")
+
+
+def mode_text(verify: bool, repair: bool, greedy: bool) -> Sentence:
+    mode = "lossless" if verify and repair else ("no_repair" if verify else "unverified")
+    return say(f"stepthrough.mode.{mode}", sampling=_sampling(greedy))
+
+
+def intro(block: BlockTrace, verify: bool, count: int) -> Sentence:
+    mode = "verified" if verify else "unverified"
+    tokens = n_of(len(block.drafts), "token")
+    return say(f"stepthrough.intro.{mode}", number=block.index + 1, count=count, tokens=tokens)
 
 
 # ------------------------------------------------- trees, typical acceptance, prompt lookup
 
 
-def method_mode_text(s: Settings) -> str:
+def method_mode_text(s: Settings) -> Sentence:
     """The mode line of a tree, typical acceptance or prompt lookup, true in every mode."""
-    sampling = "greedy (temperature 0)" if s.greedy else "sampling"
-    name = method_name(s)
+    sampling = _sampling(s.greedy)
+    mode = _walk_mode(s)
+    if mode == "lossless":
+        return say("stepthrough.walk_mode.lossless", method=method_name(s), sampling=sampling)
+    return say(f"stepthrough.walk_mode.{mode}", sampling=sampling)
+
+
+def _walk_mode(s: Settings) -> str:
     if not s.verify:
-        what = "copied" if s.draft_source == "lookup" else "drafted"
-        return (
-            f"Target verify off: nothing is checked; the {what} tokens are emitted as they "
-            f"are ({sampling})."
-        )
+        return "copied_unverified" if s.draft_source == "lookup" else "unverified"
     if s.acceptance == "typical":
-        return (
-            f"Verify on, typical acceptance: a sibling stands when p(x) clears the bar, and "
-            f"nothing is resampled (so the repair switch changes nothing); not lossless "
-            f"({sampling})."
-        )
-    if not s.repair:
-        return (
-            "Verify on, repair off: p′ is never updated, and a depth where every sibling "
-            f"fails resamples p ({sampling})."
-        )
-    return f"Verify on, repair on: {name}; speculative {sampling}, lossless."
+        return "typical"
+    return "lossless" if s.repair else "no_repair"
 
 
 def _sizes(s: Settings, depth: int) -> str:
     return " + ".join(str(s.tree_width**d) for d in range(1, depth + 1))
 
 
-def tree_draft_sentence(block: BlockTrace, s: Settings) -> str:
-    after = f"Block {block.index + 1}, after '{' '.join(block.context)}'"
+def tree_draft_sentence(block: BlockTrace, s: Settings) -> Sentence:
     depth = block.depth
-    first = block.levels[0].siblings if block.levels else ()
     if s.draft_source == "lookup":
         m = block.lookup
         assert m is not None
-        return (
-            f"{after}: prompt lookup finds the last words '{' '.join(m.ngram)}' earlier (at "
-            f"word {m.start + 1} of the prompt and text so far) and copies the "
-            f"{n_of(depth, 'word')} that followed them, {copied_words(block)}. No draft "
-            "model runs; a copied token's q is one-hot (q′ = 1)."
+        return say(
+            "stepthrough.walk_draft.copied",
+            **_where(block),
+            ngram=" ".join(m.ngram),
+            start=m.start + 1,
+            words=n_of(depth, "word"),
+            copied=copied_words(block),
         )
-    listed = ", ".join(f"'{sib.word}' (q {fmt.prob(sib.q)})" for sib in first)
-    if s.drafting == "top":
-        listed = "q's most likely, " + ", ".join(f"'{sib.word}'" for sib in first)
     if s.tree_width == 1:
-        drafts = ", ".join(f"'{d.word}' (q {fmt.prob(d.q)})" for d in block.drafts[:LISTED])
-        return (
-            f"{after}: the draft proposes {n_of(depth, 'token')} from q — {drafts}"
-            f"{_more(depth)}, in {depth} draft pass{'es' if depth != 1 else ''}."
+        return say(
+            "stepthrough.walk_draft.chain",
+            **_where(block),
+            tokens=n_of(depth, "token"),
+            listed=_listed(_draft_items(block.drafts), depth),
+            passes=n_of(depth, "draft pass", "draft passes"),
         )
-    nodes = tree_nodes(drafted_width(s), depth)
-    return (
-        f"{after}: the draft drafts the whole tree, {s.tree_width} siblings at every node, "
-        f"{depth} deep: {nodes} nodes ({_sizes(s, depth)}) in {depth} batched draft "
-        f"pass{'es' if depth != 1 else ''}, one per level. At depth 1: {listed}."
+    return say(
+        "stepthrough.walk_draft.tree",
+        **_where(block),
+        width=s.tree_width,
+        depth=depth,
+        nodes=tree_nodes(drafted_width(s), depth),
+        sizes=_sizes(s, depth),
+        passes=n_of(depth, "batched draft pass", "batched draft passes"),
+        listed=_first_level(block, s),
     )
 
 
-def tree_target_sentence(block: BlockTrace, s: Settings) -> str:
-    drafted = block.scored - 1
-    what = "copied tokens" if s.draft_source == "lookup" else "drafted nodes"
-    return (
-        f"One target pass scores {block.scored} tokens at once, the {drafted} {what} and the "
-        "last word before them: p is known at every node, and for a bonus token after any "
-        "leaf."
+def _first_level(block: BlockTrace, s: Settings) -> str:
+    """The siblings drafted at depth 1, with their q (q's most likely: their order says it)."""
+    first = block.levels[0].siblings if block.levels else ()
+    if s.drafting == "top":
+        return say("stepthrough.listing.top", words=", ".join(f"'{sib.word}'" for sib in first))
+    return ", ".join(
+        say("stepthrough.listing.draft", word=sib.word, q=fmt.prob(sib.q)) for sib in first
     )
 
 
-def residual_update(s: Settings, word: str) -> str:
+def tree_target_sentence(block: BlockTrace, s: Settings) -> Sentence:
+    mode = "copied" if s.draft_source == "lookup" else "drafted"
+    return say(f"stepthrough.walk_target.{mode}", scored=block.scored, drafted=block.scored - 1)
+
+
+def residual_update(s: Settings, word: str) -> Sentence:
     """What a failed exact test does to the laws the next sibling is tested against."""
     if not s.repair:
-        return "repair is off, so p′ stays p for the next sibling"
+        return say("stepthrough.walk_check.then.no_repair")
     if s.drafting == "top" or s.draft_source == "lookup":
-        return (
-            f"residual updated: p′ ← normalised max(0, p′ − q′), with q′ the point mass at "
-            f"'{word}': p′ without '{word}'"
-        )
+        return say("stepthrough.walk_check.then.point_mass", word=word)
     if s.drafting == "distinct":
-        return (
-            f"residual updated: p′ ← normalised max(0, p′ − q′), and q′ ← q′ without "
-            f"'{word}', renormalised"
-        )
-    return "residual updated: p′ ← normalised max(0, p′ − q′), with q′ = q"
+        return say("stepthrough.walk_check.then.distinct", word=word)
+    return say("stepthrough.walk_check.then.sample")
 
 
 def tree_check_sentence(
     block: BlockTrace, s: Settings, level: int, sibling: int, below: int
-) -> str:
+) -> Sentence:
     """One sibling's test at depth ``level`` (0-based), and what the walk does next."""
     lv = block.levels[level]
     sib = lv.siblings[sibling]
-    width = len(lv.siblings)
-    who = (
-        f"Depth {level + 1}, sibling {sibling + 1} of {width} '{sib.word}'"
-        if width > 1
-        else f"Depth {level + 1} '{sib.word}'"
-    )
+    typical = lv.threshold is not None
     test, _ = sibling_test(sib, lv.threshold)
-    last_level = level == len(block.levels) - 1
+    who = _who(lv, level, sibling)
     if sib.accepted:
-        verdict = "typical" if lv.threshold is not None else "accepted"
-        if last_level and block.result.first_rejection is None:
-            nxt = "it is the deepest level drafted: the walk reached a leaf"
-        else:
-            children = len(block.levels[level + 1].siblings) if not last_level else 0
-            nxt = (
-                f"depth {level + 1} stands at '{sib.word}'; the walk moves on to its "
-                f"{children} {'child' if children == 1 else 'children'} at depth {level + 2}"
-            )
-        return f"{who} {verdict}: {test}; {nxt}."
-    verdict = "not typical" if lv.threshold is not None else "rejected"
-    unreached = f"; {below_phrase(s, below)} scored, never reached" if below else ""
-    if sibling + 1 < width:
+        verdict = say(f"stepthrough.walk_check.verdict.{'typical' if typical else 'accepted'}")
+        nxt = _walk_moves_on(block, level, sib.word)
+        return say("stepthrough.walk_check.stood", who=who, verdict=verdict, test=test, next=nxt)
+    verdict = say(f"stepthrough.walk_check.verdict.{'not_typical' if typical else 'rejected'}")
+    if sibling + 1 < len(lv.siblings):
         then = (
-            "the next sibling meets the same bar"
-            if lv.threshold is not None
-            else residual_update(s, sib.word)
+            say("stepthrough.walk_check.then.same_bar") if typical else residual_update(s, sib.word)
         )
-        return f"{who} {verdict}: {test}{unreached}; {then}."
-    return f"{who} {verdict}: {test}{unreached}; no sibling is left at depth {level + 1}."
-
-
-def tree_intro(block: BlockTrace, s: Settings, count: int) -> str:
-    n = block.index + 1
-    if not block.levels:
-        return (
-            f"Block {n} in {count} sub-steps: nothing was drafted, and one target pass gives "
-            "a token from p, as plain decoding does."
-        )
-    if not s.verify:
-        return (
-            f"Block {n} in {count} sub-steps: the draft drafts, no target pass checks it, "
-            f"and {first_at_each(block)} at every depth is emitted."
-        )
-    how = "p(x) against the bar" if s.acceptance == "typical" else "u against p′/q′"
-    if s.acceptance == "typical":
-        end = "the target's argmax when none clears the bar, or a bonus"
-    elif s.repair:
-        end = "a token from the last residual, or a bonus"
     else:
-        end = "a token resampled from p (repair off), or a bonus"
-    return (
-        f"Block {n} in {count} sub-steps: the draft drafts, one target pass scores it all, "
-        f"the walk tests each depth's siblings in turn ({how}) until one stands, and the "
-        f"block ends with {end}."
+        then = say("stepthrough.walk_check.then.none_left", depth=level + 1)
+    if below:
+        return say(
+            "stepthrough.walk_check.failed_over",
+            who=who,
+            verdict=verdict,
+            test=test,
+            below=below_phrase(s, below),
+            then=then,
+        )
+    return say("stepthrough.walk_check.failed", who=who, verdict=verdict, test=test, then=then)
+
+
+def _who(lv: TreeLevel, level: int, sibling: int) -> Sentence:
+    """The sibling tested: its depth, and its place among its siblings where it has some."""
+    width, word = len(lv.siblings), lv.siblings[sibling].word
+    if width > 1:
+        return say(
+            "stepthrough.walk_check.who.sibling",
+            depth=level + 1,
+            sibling=sibling + 1,
+            width=width,
+            word=word,
+        )
+    return say("stepthrough.walk_check.who.only", depth=level + 1, word=word)
+
+
+def _walk_moves_on(block: BlockTrace, level: int, word: str) -> Sentence:
+    """Where the walk goes once ``word`` stood at depth ``level``: a leaf, or its children."""
+    last_level = level == len(block.levels) - 1
+    if last_level and block.result.first_rejection is None:
+        return say("stepthrough.walk_check.next.leaf")
+    children = len(block.levels[level + 1].siblings) if not last_level else 0
+    return say(
+        "stepthrough.walk_check.next.moves_on",
+        depth=level + 1,
+        word=word,
+        children=n_of(children, "child", "children"),
+        next_depth=level + 2,
     )
 
 
-def tree_unchecked_sentence(block: BlockTrace) -> str:
-    k = len(block.levels)
-    return (
-        f"{first_at_each(block).capitalize()} at each of the {n_of(k, 'depth')} is emitted "
-        f"as drafted, for no target pass: the output follows the draft, not p{_cut(block)}."
+def tree_intro(block: BlockTrace, s: Settings, count: int) -> Sentence:
+    at = {"number": block.index + 1, "count": count}
+    if not block.levels:
+        return say("stepthrough.walk_intro.nothing_drafted", **at)
+    if not s.verify:
+        return say("stepthrough.walk_intro.unverified", **at, first=first_at_each(block))
+    return say(f"stepthrough.walk_intro.{_walk_end(s)}", **at)
+
+
+def _walk_end(s: Settings) -> str:
+    """How a verified walk can end besides a bonus: the argmax, the residual or p."""
+    if s.acceptance == "typical":
+        return "typical"
+    return "repair" if s.repair else "no_repair"
+
+
+def tree_unchecked_sentence(block: BlockTrace) -> Sentence:
+    return say(
+        f"stepthrough.walk_unchecked.{_cut(block)}",
+        first=first_at_each(block).capitalize(),
+        depths=n_of(len(block.levels), "depth"),
+        **_needed(block),
     )
 
 
-def tree_ending_sentence(block: BlockTrace, s: Settings) -> str:
-    return f"{ending_sentence(block, s)} The block emits {_gives_tail(block)}."
+def tree_ending_sentence(block: BlockTrace, s: Settings) -> Sentence:
+    return say(
+        f"stepthrough.walk_ending.{_cut(block)}",
+        ending=ending_sentence(block, s),
+        tokens=n_of(len(block.result.emitted), "token"),
+        **_needed(block),
+    )
 
 
-def _gives_tail(block: BlockTrace) -> str:
-    return f"{n_of(len(block.result.emitted), 'token')} for one target pass{_cut(block)}"
-
-
-def lookup_plain(block: BlockTrace, kind: str) -> str:
+def lookup_plain(block: BlockTrace, kind: str) -> Sentence:
     """A prompt-lookup block that found nothing to copy: a plain target pass."""
     if kind == "draft":
-        return (
-            f"Block {block.index + 1}, after '{' '.join(block.context)}': prompt lookup finds "
-            "no earlier occurrence of the last words, so there is nothing to copy."
-        )
+        return say("stepthrough.narration.nothing_to_copy.draft", **_where(block))
     if kind == "target":
-        return "One target pass computes p at the one position, as plain decoding does."
-    return (
-        f"Nothing was copied: the token '{block.final_word}' came from p, exactly as in plain "
-        "decoding; the block emits 1 token for one target pass."
-    )
+        return say("stepthrough.narration.nothing_to_copy.target")
+    return say("stepthrough.narration.nothing_to_copy.token", word=block.final_word)

@@ -13,6 +13,7 @@ from app.views import fmt
 from app.views.charts import Frame, polyline
 from app.views.judgement import optimum_sentence
 from app.views.pricing import cost_short
+from app.words import Sentence, say
 from witness import Settings
 from witness.core.settings import TREE_NODES_MAX, field_bounds, tree_nodes
 from witness.core.theory import Optimum
@@ -107,24 +108,21 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
     summary = " ".join(
         part
         for part in (
-            f"Speedup against draft length k at match {settings.match:.2f} and "
-            f"{_cost_words(settings)}{_method(settings)}. Measured: the request on screen (seed "
-            f"{settings.seed}) served at each k, one request per k, so it is an example "
-            f"with the seed's noise. Expected: the formula at the station's α = "
-            f"{sweep.alpha:.3f}.",
+            say(
+                "sweep.caption.intro",
+                match=f"{settings.match:.2f}",
+                cost=_cost_words(settings),
+                method="".join(f", {m}" for m in _method(settings)),
+                seed=settings.seed,
+                alpha=f"{sweep.alpha:.3f}",
+            ),
             _verify_off_note(settings) or optimum_sentence(sweep.alpha, settings, optimum),
             _range_note(settings, k_max),
             "" if not settings.verify else break_even_sentence_formula(sweep, settings),
-            f"The instrument is at k = {settings.k}.",
+            say("sweep.caption.now", k=settings.k),
         )
         if part
     )
-    if optimum.unconstrained is None:
-        optimum_label = f"no finite optimum; edge k = {best}"
-    elif optimum.past_range:
-        optimum_label = f"best in range k = {best} (formula: k = {optimum.unconstrained})"
-    else:
-        optimum_label = f"optimum k = {best}"
     return SweepChart(
         *FRAME.args(),
         break_even_y=y(1.0),
@@ -137,9 +135,9 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
         x_ticks=tuple(Point(x(k), FRAME.bottom + 16.0, k, str(k)) for k in range(1, k_max + 1)),
         y_ticks=y_ticks,
         optimum_x=x(best),
-        optimum_label=optimum_label,
+        optimum_label=_optimum_label(optimum),
         current_x=x(settings.k),
-        current_label=f"now k = {settings.k}",
+        current_label=say("sweep.label.now", k=settings.k),
         current_anchor="end" if settings.k > k_max / 2 else "start",
         current_dx=-4 if settings.k > k_max / 2 else 4,
         optimum_anchor="end" if best > k_max / 2 else "start",
@@ -166,66 +164,69 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
     )
 
 
+def _optimum_label(optimum: Optimum) -> Sentence:
+    """The optimum's marker: inside the range, past it, or none finite (α = 1, c = 0)."""
+    if optimum.unconstrained is None:
+        return say("sweep.label.optimum.unbounded", k=optimum.k)
+    if optimum.past_range:
+        return say("sweep.label.optimum.past_range", k=optimum.k, formula=optimum.unconstrained)
+    return say("sweep.label.optimum.inside", k=optimum.k)
+
+
 def _num(x: float | None) -> str:
     return "—" if x is None else f"{x:.2f}"
 
 
-def _method(s: Settings) -> str:
+def _method(s: Settings) -> list[Sentence]:
+    """How the blocks are drafted and checked, where it is not the plain chain."""
     if is_chain(s):
-        return ""
+        return []
     if s.draft_source == "lookup":
-        return ", prompt lookup (no draft model: c does not enter)"
-    rule = ", typical acceptance" if s.acceptance == "typical" else ""
-    shape = f", a tree {s.tree_width} wide ({s.drafting} drafting)" if s.tree_width > 1 else ""
-    return shape + rule
+        return [say("sweep.caption.method.lookup")]
+    parts = []
+    if s.tree_width > 1:
+        parts.append(say("sweep.caption.method.tree", width=s.tree_width, drafting=s.drafting))
+    if s.acceptance == "typical":
+        parts.append(say("sweep.caption.method.typical"))
+    return parts
 
 
 def _range_note(s: Settings, k_max: int) -> str:
     if k_max >= K_MAX:
         return ""
-    return (
-        f"A tree {s.tree_width} wide may be at most k = {k_max} deep "
-        f"({tree_nodes(s.tree_width, k_max)} drafted nodes; the target scores at most "
-        f"{TREE_NODES_MAX} a pass), so the sweep stops there."
+    return say(
+        "sweep.caption.range",
+        width=s.tree_width,
+        k=k_max,
+        nodes=tree_nodes(s.tree_width, k_max),
+        nodes_max=TREE_NODES_MAX,
     )
 
 
 def _widths_note(sweep: KSweep, s: Settings) -> str:
     if not sweep.widths:
         return ""
-    pricing = (
-        "the station prices passes, not tokens (decoding is memory-bound), so a wider pass "
-        "costs what a narrow one does here."
-        if s.machine == "custom"
-        else f"on {costing(s).machine_label} each pass is priced by the tokens it scores, so "
-        "a wider pass costs more once the batch makes it compute-bound."
-    )
-    return (
-        f"The same request (seed {s.seed}) drafted as a tree of each width that fits at k = "
-        f"{s.k}: one request per width, an example with the seed's noise. Every width makes "
-        "the same draft passes (one batched pass per level), and the target scores every "
-        f"node in its one pass; {pricing}"
-    )
+    if s.machine == "custom":
+        pricing = say("sweep.widths.pricing.custom")
+    else:
+        pricing = say("sweep.widths.pricing.machine", machine=costing(s).machine_label)
+    return say("sweep.widths.note", seed=s.seed, k=s.k, pricing=pricing)
 
 
 def _cost_words(s: Settings) -> str:
     """'draft cost 0.10', or on a machine 'price per draft 0.17'."""
-    return f"draft cost {price(s):.2f}" if s.machine == "custom" else cost_short(s)
+    if s.machine == "custom":
+        return say("sweep.caption.cost.custom", cost=f"{price(s):.2f}")
+    return cost_short(s)
 
 
 def _verify_off_note(s: Settings) -> str:
     if s.verify:
         return ""
     if s.draft_source == "lookup":
-        return (
-            "Verify off: the copied words are emitted unchecked, with no model pass for them; "
-            "the formula's curve is what verification would give."
-        )
-    return (
-        "Verify off: no target pass at any k, so the measured curve is the draft model's own "
-        f"speed (1/c = {fmt.speedup(1 / costing(s).c if costing(s).c else None)}), not "
-        "speculation; the formula's curve is what verification would give."
-    )
+        return say("sweep.caption.verify_off.lookup")
+    c = costing(s).c
+    return say("sweep.caption.verify_off.model", speed=fmt.speedup(1 / c if c else None))
 
 
 def break_even_sentence_formula(sweep: KSweep, s: Settings) -> str:
@@ -233,22 +234,23 @@ def break_even_sentence_formula(sweep: KSweep, s: Settings) -> str:
     if s.draft_source == "lookup":
         return ""  # no draft model: no cost to break even with
     here = sweep.points[s.k - 1].break_even_cost
-    verdict = "pays" if price(s) < here else "does not pay"
+    verdict = "pays" if price(s) < here else "does_not_pay"
     # On a machine the number held against the break-even is the price per draft, not the
     # draft pass's c (c alone can sit under it while the k does not pay).
-    cost = "c" if s.machine == "custom" else "the price per draft"
-    first = (
-        f"By the formula, k = {s.k} pays while {cost} < {here:.2f} (now {cost_short(s)}: it "
-        f"{verdict})"
+    pricing = "custom" if s.machine == "custom" else "machine"
+    cost = say(f"sweep.break_even.cost.{pricing}")
+    first = say(
+        "sweep.break_even.here",
+        k=s.k,
+        cost=cost,
+        cost_max=f"{here:.2f}",
+        now=cost_short(s),
+        verdict=say(f"sweep.break_even.verdict.{verdict}"),
     )
+    alpha = f"{sweep.alpha:.2f}"
     if s.k == 1:
-        return f"{first}; at k = 1 that is the rule α > {cost}."
-    if s.machine != "custom":
-        return (
-            f"{first}; k = 1 pays while its price per draft ({price(s, 1):.2f}) < α = "
-            f"{sweep.alpha:.2f}, the familiar rule α > c with the price in c's place, for k = 1 "
-            "only."
-        )
-    return (
-        f"{first}; k = 1 pays while c < α = {sweep.alpha:.2f}, the familiar rule, for k = 1 only."
-    )
+        return say("sweep.break_even.k_one.here", here=first, cost=cost)
+    if pricing == "machine":
+        price_one = f"{price(s, 1):.2f}"
+        return say("sweep.break_even.k_one.machine", here=first, price=price_one, alpha=alpha)
+    return say("sweep.break_even.k_one.custom", here=first, alpha=alpha)

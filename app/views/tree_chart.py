@@ -8,9 +8,10 @@ every sibling that did not stand, the subtree the target scored but the walk nev
 The walk ends in a box: the repair from the last residual, the bonus at a leaf, typical
 acceptance's argmax, or the drafts emitted unchecked.
 
-Every coordinate and every sentence is computed here (templates only draw), and the same
-facts are a table (`TreeChart.rows`) and a caption (`TreeChart.summary`), so nothing is said
-by the picture alone. Outcomes differ by mark, outline pattern and words as well as colour.
+Every coordinate is computed here and every sentence picked here (templates only draw; the
+words are app/words/tree.toml), and the same facts are a table (`TreeChart.rows`) and a
+caption (`TreeChart.summary`), so nothing is said by the picture alone. Outcomes differ by
+mark, outline pattern and words as well as colour.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.views.charts import exact
+from app.words import Sentence, say
 from witness import Settings
 from witness.core.settings import drafted_width, tree_nodes
 from witness.core.trace import BlockTrace, SiblingStep, TreeLevel
@@ -34,12 +36,6 @@ CHAR_PX = 6.6  # rough width of one 12 px character
 SMALL_CHAR_PX = 5.6  # and of one 10 px character
 
 MARK = {"accepted": "✓", "rejected": "✗", "untested": "–", "unchecked": "?"}
-OUTCOME = {
-    "accepted": "accepted",
-    "rejected": "rejected",
-    "untested": "never tested",
-    "unchecked": "not checked",
-}
 ENDING_MARK = {
     "repair": "R",
     "resample": "R",
@@ -95,9 +91,9 @@ class Link:
 class EndingBox:
     kind: str  # repair, resample, bonus, unused, argmax, unchecked
     mark: str
-    text: str  # the box's line
+    text: Sentence  # the box's line
     detail: str  # its second line: the law the token was drawn from ("" when none)
-    sentence: str  # the same in full, for the caption and the list
+    sentence: Sentence  # the same in full, for the caption and the list
     x: float
     y: float
     width: float
@@ -121,10 +117,10 @@ class TreeRow:
 
 @dataclass(frozen=True, slots=True)
 class TreeChart:
-    title: str
+    title: Sentence
     summary: str  # the caption: what was drafted, scored, walked, and how it ended
     source: str  # prompt lookup: what was copied and from where ("" otherwise)
-    method: str  # "token tree, 2 siblings per node (SpecInfer sampling)" etc.
+    method: Sentence  # "token tree, 2 siblings per node (SpecInfer sampling)" etc.
     width: int
     height: int
     gutter: float
@@ -139,26 +135,17 @@ class TreeChart:
     threshold_kind: str  # "u" (exact) or "bar" (typical): what the test column compares
 
 
-def method_name(s: Settings) -> str:
+def method_name(s: Settings) -> Sentence:
     """The method in words, with the system that serves it."""
     if s.draft_source == "lookup":
-        return "prompt lookup (the draft is copied from earlier text; no draft model)"
-    drafting = {
-        "sample": "independent draws from q, as SpecInfer",
-        "distinct": "distinct draws from q, as Sequoia",
-        "top": "q's most likely tokens, as EAGLE-2",
-    }[s.drafting]
-    shape = (
-        "a chain (1 sibling per node)"
-        if s.tree_width == 1
-        else f"a token tree, {s.tree_width} siblings per node ({drafting})"
-    )
-    rule = (
-        "typical acceptance (Medusa: not lossless)"
-        if s.acceptance == "typical"
-        else "exact acceptance (lossless with repair)"
-    )
-    return f"{shape}, {rule}"
+        return say("tree.method.lookup")
+    if s.tree_width == 1:
+        shape = say("tree.method.shape.chain")
+    else:
+        drafting = say(f"tree.method.drafting.{s.drafting}")
+        shape = say("tree.method.shape.tree", width=str(s.tree_width), drafting=drafting)
+    rule = say(f"tree.method.rule.{'typical' if s.acceptance == 'typical' else 'exact'}")
+    return say("tree.method.drafted", shape=shape, rule=rule)
 
 
 def versus(a: float, b: float) -> tuple[str, str]:
@@ -178,14 +165,15 @@ def sibling_test(sib: SiblingStep, threshold: float | None) -> tuple[str, str]:
     """The test a sibling met, in full and short; ("", "") when it was never tested."""
     if sib.accepted is None:
         return "", ""
+    outcome = "accepted" if sib.accepted else "rejected"
     if threshold is not None:  # typical acceptance: p(x) against the bar, no uniform
         p, bar = _apart_prob(sib.p, threshold)
-        rel = ">" if sib.accepted else "≤"
-        return f"p(x) = {p} {rel} bar {bar}", f"p {p} {rel} {bar}"
+        full = say(f"tree.test.typical.{outcome}", p=p, bar=bar)
+        return full, say(f"tree.test.typical_short.{outcome}", p=p, bar=bar)
     assert sib.u is not None
     u, r = versus(sib.u, ratio(sib))
-    rel = "<" if sib.accepted else "≥"
-    return f"u = {u} {rel} p′/q′ = {r}", f"u {u} {rel} {r}"
+    full = say(f"tree.test.exact.{outcome}", u=u, ratio=r)
+    return full, say(f"tree.test.exact_short.{outcome}", u=u, ratio=r)
 
 
 def _apart_prob(a: float, b: float) -> tuple[str, str]:
@@ -193,6 +181,11 @@ def _apart_prob(a: float, b: float) -> tuple[str, str]:
     while exact(a, digits) == exact(b, digits) and a != b and digits < 8:
         digits += 1
     return exact(a, digits), exact(b, digits)
+
+
+def outcome_word(outcome: str) -> Sentence:
+    """A sibling's outcome (accepted, rejected, untested, unchecked) as the table says it."""
+    return say(f"tree.outcome.{outcome}")
 
 
 def outcome_of(sib: SiblingStep, verified: bool) -> str:
@@ -254,7 +247,7 @@ def tree_chart(block: BlockTrace, s: Settings, prompt_words: int | None = None) 
     )
     chart_rows = tuple(rows)
     return TreeChart(
-        title=f"Block {block.index + 1}: the verification walk, depth by depth",
+        title=say("tree.chart.title", block=str(block.index + 1)),
         summary=_summary(block, s, drafted, walked, unreached, ending),
         source=lookup_source(block, prompt_words),
         method=method_name(s),
@@ -295,14 +288,12 @@ def _fit(text: str, width: float) -> str:
     return text if len(text) <= room else text[: room - 1] + "…"
 
 
-def _fit_small(text: str, width: float) -> str:
-    """The 10 px note under a box: shortened to '6 never reached' when it does not fit."""
+def _fit_small(text: str, shorter: str, width: float) -> str:
+    """The 10 px note under a box: ``shorter`` ('6 never reached') when it does not fit."""
     room = int((width - 12) / SMALL_CHAR_PX)
     if len(text) <= room:
         return text
-    count, _, rest = text.partition(" ")
-    short = f"{count} {rest.split(', ')[-1]}"
-    return short if len(short) <= room else _fit(short, width)
+    return shorter if len(shorter) <= room else _fit(shorter, width)
 
 
 def _node(
@@ -320,27 +311,19 @@ def _node(
     if not verified and sib.index == 0:
         outcome = "unchecked"
     test, short = sibling_test(sib, lv.threshold)
-    if outcome == "untested":
-        short = "never tested"
-        test = "never tested: a sibling before it was accepted"
-    elif outcome == "unchecked":
-        short = "emitted unchecked" if sib.index == 0 else "not checked"
-        test = (
-            "emitted unchecked (verify off: no target pass)"
-            if sib.index == 0
-            else "not checked (verify off)"
-        )
+    if outcome in ("untested", "unchecked"):
+        untested = "unchecked_first" if outcome == "unchecked" and sib.index == 0 else outcome
+        test = say(f"tree.node.test.{untested}")
+        short = say(f"tree.node.test_short.{untested}")
     below = below_count(s, block, i)
     stood = outcome == "accepted" or (not verified and sib.index == 0)
-    below_text = below_short = ""
-    if below and not stood:
-        what = "scored, never reached" if verified else "drafted, never used"
-        below_text = f"{below_phrase(s, below)} {what}"
-        below_short = f"{below} {what}"
+    below_text, below_short = _below_notes(s, below, verified, box_w) if not stood else ("", "")
     x = _box_x(sib.index, box_w)
     label = f"{MARK[outcome]} '{sib.word}'"
-    where = f"Depth {i + 1}, sibling {sib.index + 1} of {width}"
-    facts = [f"{where}: '{sib.word}', {OUTCOME[outcome]}"]
+    where = {"depth": str(i + 1), "number": str(sib.index + 1), "width": str(width)}
+    facts: list[str] = [
+        say("tree.node.where", **where, word=sib.word, outcome=outcome_word(outcome))
+    ]
     if test and outcome in ("accepted", "rejected"):
         facts.append(test)
     if below_text:
@@ -356,14 +339,26 @@ def _node(
         test_short=_fit(short, box_w),
         below=below,
         below_text=below_text,
-        below_short=_fit_small(below_short, box_w),
+        below_short=below_short,
         x=x,
         y=round(y, 2),
         width=round(box_w, 2),
         height=BOX_HEIGHT,
         centre=round(x + box_w / 2, 2),
-        title="; ".join(facts) + ".",
+        title=say("tree.node.title", facts="; ".join(facts)),
     )
+
+
+def _below_notes(s: Settings, below: int, verified: bool, box_w: float) -> tuple[str, str]:
+    """What lies under a sibling that did not stand, in full and as the note under its box
+    (fitted to it); ("", "") when nothing does."""
+    if not below:
+        return "", ""
+    what = "scored" if verified else "drafted"
+    text = say(f"tree.below.text.{what}", phrase=below_phrase(s, below))
+    short = say(f"tree.below.short.{what}", count=str(below))
+    shorter = say(f"tree.below.shorter.{what}", count=str(below))
+    return text, _fit_small(short, shorter, box_w)
 
 
 def _row(n: Node, sib: SiblingStep, threshold: float | None) -> TreeRow:
@@ -375,7 +370,7 @@ def _row(n: Node, sib: SiblingStep, threshold: float | None) -> TreeRow:
         p=exact(sib.p, 3),
         q=exact(sib.q, 3),
         test=n.test if n.outcome in ("accepted", "rejected") else "—",
-        outcome=OUTCOME[n.outcome],
+        outcome=outcome_word(n.outcome),
         outcome_kind=kind,
         below=n.below_text or "—",
     )
@@ -394,81 +389,52 @@ def ending_kind(block: BlockTrace, s: Settings) -> str:
     return "repair" if s.repair else "resample"
 
 
-def ending_sentence(block: BlockTrace, s: Settings) -> str:
+def ending_sentence(block: BlockTrace, s: Settings) -> Sentence:
     """The walk's ending in one sentence, true in every mode."""
     kind = ending_kind(block, s)
     final = block.final_word
-    top = ", ".join(f"'{w}' {exact(x, 3)}" for w, x in block.levels[-1].law_top[:3])
-    depth = len(block.levels)
     if kind == "unchecked":
         emitted = " ".join(f"'{w}'" for w in block.emitted_words)
-        return (
-            f"Verify is off: no target pass ran, and {first_at_each(block)} at every depth "
-            f"was emitted as drafted ({emitted}); the output follows the draft, not p."
-        )
-    if kind == "bonus":
-        return (
-            f"Every depth stood: at the leaf, the bonus token '{final}' came from p, scored "
-            "in the same pass."
-        )
-    if kind == "unused":
-        return (
-            f"Every depth stood; the request needed no more tokens, so the bonus token "
-            f"'{final}' from the same pass was not used."
-        )
-    failed = failed_words(block, s)
+        return say("tree.ending.unchecked", first=first_at_each(block), emitted=emitted)
+    if kind in ("bonus", "unused"):
+        return say(f"tree.ending.{kind}", final=final)
+    failed, depth = failed_words(block, s), str(len(block.levels))
     if kind == "argmax":
-        return (
-            f"{failed} cleared the bar at depth {depth}: the block emitted '{final}', the "
-            "target's argmax (typical acceptance: not a draw from p)."
-        )
-    if kind == "resample":
-        return (
-            f"{failed} at depth {depth} was rejected; with repair off p′ was never "
-            f"updated, so '{final}' was drawn from p itself ({top}): not lossless."
-        )
-    return (
-        f"{failed} at depth {depth} was rejected: '{final}' was drawn from the last "
-        f"residual p′ ({top}), which keeps the output exactly p."
-    )
+        return say("tree.ending.argmax", failed=failed, depth=depth, final=final)
+    top = _law(block.levels[-1].law_top[:3])
+    return say(f"tree.ending.{kind}", failed=failed, depth=depth, final=final, top=top)
 
 
-def first_at_each(block: BlockTrace) -> str:
+def _law(top: tuple[tuple[str, float], ...]) -> str:
+    """The most likely tokens of a law with their probabilities: "'the' 0.412, 'a' 0.108"."""
+    return ", ".join(f"'{w}' {exact(x, 3)}" for w, x in top)
+
+
+def first_at_each(block: BlockTrace) -> Sentence:
     """What verify off emits at each depth: the first sibling, the drafted or copied token."""
     if any(len(lv.siblings) > 1 for lv in block.levels):
-        return "the first sibling"
-    return "the copied token" if block.lookup is not None else "the drafted token"
+        return say("tree.first_at_each.sibling")
+    return say(f"tree.first_at_each.{'copied' if block.lookup is not None else 'drafted'}")
 
 
-def failed_words(block: BlockTrace, s: Settings) -> str:
+def failed_words(block: BlockTrace, s: Settings) -> Sentence:
     """Who failed at the walk's last depth: 'Every sibling', 'The draft ','', 'The copied
     token ','' (typical: 'No sibling', 'The draft ',' never')."""
     sibs = block.levels[-1].siblings
     typical = s.acceptance == "typical"
     if len(sibs) > 1:
-        return "No sibling" if typical else "Every sibling"
-    noun = "The copied token" if s.draft_source == "lookup" else "The draft"
-    return f"{noun} '{sibs[0].word}'" + (" never" if typical else "")
+        return say(f"tree.failed.{'no_sibling' if typical else 'every_sibling'}")
+    if s.draft_source == "lookup":  # a copied chain is checked exactly, never typically
+        return say("tree.failed.copied", word=sibs[0].word)
+    return say(f"tree.failed.{'draft_never' if typical else 'draft'}", word=sibs[0].word)
 
 
 def _ending(block: BlockTrace, s: Settings, depth: int, box_w: float) -> EndingBox:
     kind = ending_kind(block, s)
-    final = block.final_word
-    text = {
-        "repair": f"R '{final}' from the last residual",
-        "resample": f"R '{final}' resampled from p (repair off)",
-        "bonus": f"+ bonus '{final}' from p",
-        "unused": f"+ bonus '{final}' not needed",
-        "argmax": f"A '{final}': the target's argmax, not a draw",
-        "unchecked": "? emitted unchecked: no target pass",
-    }[kind]
+    final = {} if kind == "unchecked" else {"final": block.final_word}
+    text = say(f"tree.box.{kind}", **final)
     law = block.levels[-1].law_top[:4] if kind in ("repair", "resample") else ()
-    named = "the last residual p′" if kind == "repair" else "p (repair off)"
-    detail = (
-        _fit(f"{named}: " + ", ".join(f"'{w}' {exact(x, 3)}" for w, x in law), WIDTH - GUTTER)
-        if law
-        else ""
-    )
+    detail = _fit(say(f"tree.box.law.{kind}", law=_law(law)), WIDTH - GUTTER) if law else ""
     return EndingBox(
         kind=kind,
         mark=ENDING_MARK[kind],
@@ -482,21 +448,25 @@ def _ending(block: BlockTrace, s: Settings, depth: int, box_w: float) -> EndingB
     )
 
 
-def below_phrase(s: Settings, below: int) -> str:
+def counted(n: int, noun: str) -> Sentence:
+    """``n`` of a noun of ``tree.count`` ('1 draft', '3 drafts')."""
+    return say(f"tree.count.{noun}.{'one' if n == 1 else 'many'}", count=str(n))
+
+
+def below_phrase(s: Settings, below: int) -> Sentence:
     """What lies under a sibling that did not stand: its subtree, or in a chain (width 1,
     prompt lookup) the drafts after it."""
     if s.tree_width == 1:
-        noun = "copied token" if s.draft_source == "lookup" else "draft"
-        return f"the {below} {noun}{'s' if below != 1 else ''} after it:"
-    return f"its subtree of {below} node{'s' if below != 1 else ''}:"
+        noun = "copied_token" if s.draft_source == "lookup" else "draft"
+        return say("tree.below.phrase.chain", count=counted(below, noun))
+    return say("tree.below.phrase.tree", count=counted(below, "node"))
 
 
 def copied_words(block: BlockTrace) -> str:
     """The copied words the walk met: all of them, or the first ones and '…'."""
     met = [f"'{sib.word}'" for lv in block.levels for sib in lv.siblings]
-    if len(met) >= block.depth:
-        return ", ".join(met)
-    return "starting with " + ", ".join(met)
+    words = ", ".join(met)
+    return words if len(met) >= block.depth else say("tree.copied.starting", words=words)
 
 
 def lookup_source(block: BlockTrace, prompt_words: int | None = None) -> str:
@@ -507,65 +477,83 @@ def lookup_source(block: BlockTrace, prompt_words: int | None = None) -> str:
     m = block.lookup
     if m is None:
         return ""
-    ngram = " ".join(m.ngram)
-    where = f"word {m.start + 1} of the prompt and text so far"
-    if prompt_words is not None:
-        where += " (in the prompt)" if m.start < prompt_words else " (in the generated text)"
-    return (
-        f"Prompt lookup: the last words '{ngram}' were seen earlier, at {where}, and the "
-        f"draft copies the {block.depth} words that followed them there, "
-        f"{copied_words(block)}. A copied token's draft law q is one-hot (q′ = 1), so it "
-        "stands with probability p(x)."
+    if prompt_words is None:
+        seen = "unknown"
+    else:
+        seen = "prompt" if m.start < prompt_words else "generated"
+    where = say(f"tree.lookup.where.{seen}", word=str(m.start + 1))
+    return say(
+        "tree.lookup.source",
+        ngram=" ".join(m.ngram),
+        where=where,
+        count=str(block.depth),
+        copied=copied_words(block),
     )
 
 
 def _summary(
     block: BlockTrace, s: Settings, drafted: int, walked: int, unreached: int, ending: EndingBox
 ) -> str:
-    depth = block.depth
-    parts: list[str] = []
-    if s.draft_source == "lookup":
-        parts.append(
-            f"The block copied {drafted} token{'s' if drafted != 1 else ''}, with no draft pass."
-        )
+    verified = block.result.verified
+    parts = [_drafted_sentence(block, s, drafted)]
+    if verified:
+        parts.append(say("tree.summary.scored", scored=str(block.scored), drafted=str(drafted)))
     else:
-        sizes = " + ".join(str(s.tree_width**d) for d in range(1, depth + 1))
-        plural = "es" if depth != 1 else ""
-        parts.append(
-            f"The draft drafted the whole tree, {s.tree_width} sibling"
-            f"{'s' if s.tree_width != 1 else ''} per node, {depth} deep: {drafted} nodes "
-            f"({sizes}) in {depth} draft pass{plural}, one batched pass per level."
-        )
-    if block.result.verified:
-        parts.append(
-            f"One target pass scored {block.scored} tokens: the {drafted} drafted and the "
-            "last word before them."
-        )
-    else:
-        parts.append("Verify is off: no target pass scored any of it.")
-    reached = len(block.levels)
-    walk = f"The walk reached {reached} of {depth} depth{'s' if depth != 1 else ''}"
-    if s.draft_source != "lookup" and s.tree_width > 1:
-        walk += f" ({walked} nodes drawn)"
-    if unreached:
-        what = "scored and never reached" if block.result.verified else "drafted and never used"
-        walk += f"; {unreached} nodes under the siblings that did not stand were {what}"
-    parts.append(walk + ".")
+        parts.append(say("tree.summary.unscored"))
+    parts.append(_walk_sentence(block, s, walked, unreached))
     for i, lv in enumerate(block.levels):
-        parts.append(_level_sentence(i, lv, block.result.verified))
+        parts.append(_level_sentence(i, lv, verified))
         if s.draft_source != "lookup" and 0 < len(lv.siblings) < s.tree_width:
             parts.append(
-                f"Only {len(lv.siblings)} of {s.tree_width} siblings could be drafted at depth "
-                f"{i + 1}: q has no other token to draw without repeating one."
+                say(
+                    "tree.summary.few_siblings",
+                    drawn=str(len(lv.siblings)),
+                    width=str(s.tree_width),
+                    depth=str(i + 1),
+                )
             )
     parts.append(ending.sentence)
     return " ".join(parts)
 
 
-def _level_sentence(i: int, lv: TreeLevel, verified: bool) -> str:
+def _drafted_sentence(block: BlockTrace, s: Settings, drafted: int) -> Sentence:
+    """What the block drafted (or copied), and in how many draft passes."""
+    if s.draft_source == "lookup":
+        return say("tree.summary.copied", tokens=counted(drafted, "token"))
+    depth = block.depth
+    return say(
+        "tree.summary.drafted",
+        siblings=counted(s.tree_width, "sibling"),
+        depth=str(depth),
+        nodes=str(drafted),
+        sizes=" + ".join(str(s.tree_width**d) for d in range(1, depth + 1)),
+        passes=counted(depth, "draft_pass"),
+    )
+
+
+def _walk_sentence(block: BlockTrace, s: Settings, walked: int, unreached: int) -> Sentence:
+    """How far the walk reached, and what it left unreached under the siblings that fell."""
+    shape = "tree" if s.draft_source != "lookup" and s.tree_width > 1 else "chain"
+    values: dict[str, object] = {
+        "reached": str(len(block.levels)),
+        "depths": counted(block.depth, "depth"),
+    }
+    if shape == "tree":
+        values["walked"] = str(walked)
+    if not unreached:
+        return say(f"tree.walk.{shape}", **values)
+    what = "scored" if block.result.verified else "drafted"
+    values["unreached"] = say(f"tree.walk.unreached.{what}", count=str(unreached))
+    return say(f"tree.walk.{shape}_unreached", **values)
+
+
+def _level_sentence(i: int, lv: TreeLevel, verified: bool) -> Sentence:
     bits = []
     for sib in lv.siblings:
-        outcome = outcome_of(sib, verified)
+        outcome = outcome_word(outcome_of(sib, verified))
         test, _ = sibling_test(sib, lv.threshold)
-        bits.append(f"'{sib.word}' {OUTCOME[outcome]}" + (f" ({test})" if test else ""))
-    return f"Depth {i + 1}: " + "; ".join(bits) + "."
+        if test:
+            bits.append(say("tree.level.sibling.tested", word=sib.word, outcome=outcome, test=test))
+        else:
+            bits.append(say("tree.level.sibling.untested", word=sib.word, outcome=outcome))
+    return say("tree.level.walk", depth=str(i + 1), siblings="; ".join(bits))

@@ -31,6 +31,7 @@ from app.state.interventions import apply_intervention
 from app.state.presets import BY_ID, PRESETS
 from app.state.query import parse_state
 from app.views.classroom import preset_state
+from app.words import Sentence
 from tests.app.view_models import WITNESS
 from witness.core.settings import Settings
 
@@ -41,19 +42,31 @@ def snap(question: str = "mismatched", revealed: bool = False, **chosen: tuple[S
     return snapshot("ABC234", question, revealed, chosen)
 
 
+def part(sentence: Sentence, name: str) -> Sentence:
+    """The sentence that fills ``name`` in ``sentence``."""
+    inner = sentence.values[name]
+    assert isinstance(inner, Sentence), (name, inner)
+    return inner
+
+
+def others(sentence: Sentence) -> tuple[int, int]:
+    """(said no, did not say) as the brackets count them; 0 where they name nobody."""
+    found = re.fullmatch(
+        r"(?:(\d+) said no)?(?:, )?(?:(\d+) did not say)?", str(sentence.values["others"])
+    )
+    assert found, sentence.values["others"]
+    return int(found.group(1) or 0), int(found.group(2) or 0)
+
+
 # --------------------------------------------------------------------------- counts
 
 
-@pytest.mark.parametrize(
-    ("n", "sentence"),
-    [
-        (0, "Nobody has answered yet."),
-        (1, "1 learner has answered."),
-        (40, "40 learners have answered."),
-    ],
-)
-def test_the_answered_count_reads_true_at_nobody_one_and_many(n: int, sentence: str) -> None:
-    assert answered_sentence(n) == sentence
+@pytest.mark.parametrize(("n", "mode"), [(0, "nobody"), (1, "one"), (40, "many")])
+def test_the_answered_count_reads_true_at_nobody_one_and_many(n: int, mode: str) -> None:
+    words = answered_sentence(n)
+    assert words.mode == mode
+    assert words.values == ({"n": n} if mode == "many" else {})
+    assert (str(n) in words) == (n > 0)  # nobody is never "0 learners"
 
 
 def test_the_totals_are_the_sum_of_the_interventions() -> None:
@@ -72,7 +85,7 @@ def test_the_totals_are_the_sum_of_the_interventions() -> None:
 
 def test_an_empty_tally_has_bars_of_nothing_and_says_so() -> None:
     t = tally_view(snap())
-    assert t.answered_sentence == "Nobody has answered yet."
+    assert t.answered_sentence.mode == "nobody"
     assert all(b.count == 0 and b.width == 0 and b.text == "0" for b in t.interventions.bars)
 
 
@@ -89,64 +102,86 @@ def test_the_version_changes_with_what_is_shown_and_not_otherwise() -> None:
 # --------------------------------------------------------------------------- sentences
 
 
-@pytest.mark.parametrize(
-    ("said", "words"),
-    [
-        (S(1, 0, 0), "The one learner who chose it expected it faster"),
-        (S(0, 1, 0), "The one learner who chose it expected it not to be faster"),
-        (S(0, 0, 1), "The one learner who chose it did not say whether it would be faster"),
-        (S(3, 0, 0), "All 3 who chose it expected it faster"),
-        (S(0, 3, 0), "All 3 who chose it expected it not to be faster"),
-        (S(0, 0, 3), "None of the 3 who chose it said whether it would be faster"),
-        (S(0, 2, 1), "None of the 3 who chose it expected it faster (2 said no, 1 did not say)"),
-        (S(7, 3, 2), "7 of 12 expected it faster (3 said no, 2 did not say)"),
-        (S(31, 9, 0), "31 of 40 expected it faster (9 said no)"),
-        (S(2, 0, 1), "2 of 3 expected it faster (1 did not say)"),
-    ],
-)
-def test_what_the_class_expected_is_said_truly_for_every_count(said: Said, words: str) -> None:
-    assert expected(said, FASTER) == words
-
-
-def test_the_issue_s_own_sentence() -> None:
-    assert kept_sentence(S(31, 9, 0), False, 0.31) == (
-        "31 of 40 expected the distribution kept (9 said no); it was not (TV 0.310)."
-    )
-    assert (
-        kept_sentence(S(31, 0, 0), True, 0.0)
-        == "All 31 who chose it expected the distribution kept; it was."
-    )
-    assert expected(S(0, 0, 1), KEPT) == (
-        "The one learner who chose it did not say whether the distribution would be kept"
-    )
+YES, NO = FASTER.yes, FASTER.no
 
 
 @pytest.mark.parametrize(
-    ("change", "truth"),
+    ("said", "mode", "values", "brackets"),
     [
-        ("faster", "it was faster."),
-        ("slower", "it was slower."),
-        ("within noise", "the change was within noise, so it was not faster."),
-        ("same", "it made no difference to the speed."),
+        (S(1, 0, 0), "one", {"expectation": YES}, None),
+        (S(0, 1, 0), "one", {"expectation": NO}, None),
+        (S(0, 0, 1), "one_unsaid", {"whether": FASTER.whether}, None),
+        (S(3, 0, 0), "all", {"m": 3, "expectation": YES}, None),
+        (S(0, 3, 0), "all", {"m": 3, "expectation": NO}, None),
+        (S(0, 0, 3), "none_said", {"m": 3, "whether": FASTER.whether}, None),
+        (S(0, 2, 1), "none", {"m": 3, "expectation": YES}, (2, 1)),
+        (S(7, 3, 2), "some", {"yes": 7, "m": 12, "expectation": YES}, (3, 2)),
+        (S(31, 9, 0), "some", {"yes": 31, "m": 40, "expectation": YES}, (9, 0)),
+        (S(2, 0, 1), "some", {"yes": 2, "m": 3, "expectation": YES}, (0, 1)),
     ],
 )
-def test_the_speed_truth_never_calls_noise_slower_or_faster(change: str, truth: str) -> None:
+def test_what_the_class_expected_is_said_truly_for_every_count(
+    said: Said, mode: str, values: dict[str, object], brackets: tuple[int, int] | None
+) -> None:
+    words = expected(said, FASTER)
+    assert words.mode == mode
+    assert {k: v for k, v in words.values.items() if k != "others"} == values
+    # The brackets count those who did not say yes, and appear only where there are some.
+    assert ("others" in words.values) == (brackets is not None)
+    if brackets is not None:
+        assert others(words) == brackets
+    # Never "0 of 1 expected …": a count of nobody is never said.
+    assert not re.search(r"\b0 ", words)
+
+
+def test_the_kept_sentence_says_what_was_expected_then_the_check() -> None:
+    lost = kept_sentence(S(31, 9, 0), False, 0.31)
+    assert lost.key == "classes.truth.kept"
+    said = part(lost, "expected")
+    assert said.mode == "some" and (said.values["yes"], said.values["m"]) == (31, 40)
+    assert said.values["expectation"] == KEPT.yes and others(said) == (9, 0)
+    assert part(lost, "truth").mode == "lost" and part(lost, "truth").values == {"tv": "0.310"}
+    kept = kept_sentence(S(31, 0, 0), True, 0.0)
+    assert part(kept, "expected").mode == "all" and part(kept, "expected").values["m"] == 31
+    assert part(kept, "expected").values["expectation"] == KEPT.yes
+    assert part(kept, "truth").mode == "kept" and "TV" not in kept
+    unsaid = expected(S(0, 0, 1), KEPT)
+    assert unsaid.mode == "one_unsaid" and unsaid.values == {"whether": KEPT.whether}
+
+
+@pytest.mark.parametrize(
+    ("change", "mode", "phrase"),
+    [
+        ("faster", "faster", "faster"),
+        ("slower", "slower", "slower"),
+        ("within noise", "within_noise", "not faster"),
+        ("same", "same", "no difference"),
+    ],
+)
+def test_the_speed_truth_never_calls_noise_slower_or_faster(
+    change: str, mode: str, phrase: str
+) -> None:
     sentence = faster_sentence(S(2, 1, 0), change)
-    assert sentence == f"2 of 3 expected it faster (1 said no); {truth}"
+    said, truth = part(sentence, "expected"), part(sentence, "truth")
+    assert said.mode == "some" and (said.values["yes"], said.values["m"]) == (2, 3)
+    assert others(said) == (1, 0)
+    assert truth.mode == mode and phrase in truth
+    assert ("slower" in truth) == (change == "slower")
 
 
 @pytest.mark.parametrize(
-    ("n", "answered", "words"),
+    ("n", "answered", "mode", "values"),
     [
-        (0, 5, "Nobody chose it."),
-        (1, 1, "The one learner who answered chose it."),
-        (4, 4, "All 4 who answered chose it."),
-        (1, 9, "1 of the 9 who answered chose it."),
-        (5, 9, "5 of the 9 who answered chose it."),
+        (0, 5, "nobody", {}),
+        (1, 1, "one", {}),
+        (4, 4, "all", {"answered": 4}),
+        (1, 9, "some", {"n": 1, "answered": 9}),
+        (5, 9, "some", {"n": 5, "answered": 9}),
     ],
 )
-def test_who_chose_it(n: int, answered: int, words: str) -> None:
-    assert chosen_sentence(n, answered) == words
+def test_who_chose_it(n: int, answered: int, mode: str, values: dict[str, int]) -> None:
+    words = chosen_sentence(n, answered)
+    assert (words.mode, words.values) == (mode, values)
 
 
 # --------------------------------------------------------------------------- the reveal
@@ -174,29 +209,30 @@ def test_the_reveal_is_the_station_s_own_verdict_on_each_intervention_chosen() -
         after = apply_intervention(base, Intervention(key))
         cmp = WITNESS.compare(base, after)
         kept = WITNESS.trace(after).check.keeps_target
-        assert row.station.startswith(
-            "The station: "
-            + ("within noise, so not faster" if cmp.change == "within noise" else cmp.change)
-        )
-        assert row.station.endswith(
-            "the distribution was kept." if kept else "the distribution was not kept."
-        )
-        assert row.kept_sentence.endswith("it was." if kept else ")."), row.kept_sentence
-    assert rows["lengthen_k"].faster_sentence == (
-        "3 of 5 expected it faster (1 said no, 1 did not say); it was slower."
-    )
+        assert row.station.key == "classes.reveal.station"
+        assert part(row.station, "speed").mode == cmp.change.replace(" ", "_")
+        assert part(row.station, "distribution").mode == ("kept" if kept else "lost")
+        assert part(row.kept_sentence, "truth").mode == ("kept" if kept else "lost")
+    lengthen = rows["lengthen_k"].faster_sentence
+    assert part(lengthen, "truth").mode == "slower"
+    assert part(lengthen, "expected").mode == "some"
+    assert part(lengthen, "expected").values["yes"] == 3
+    assert part(lengthen, "expected").values["m"] == 5
+    assert others(part(lengthen, "expected")) == (1, 1)
     assert rows["lengthen_k"].moves == "k 4 → 8"
-    assert rows["skip_repair"].faster_sentence == (
-        "The one learner who chose it expected it faster; the change was within noise, so it "
-        "was not faster."
-    )
-    assert rows["skip_repair"].kept_sentence.startswith(
-        "The one learner who chose it expected the distribution kept; it was not (TV "
-    )
-    assert rows["skip_verify"].kept_sentence.startswith(
-        "All 3 who chose it expected the distribution not kept; it was not (TV "
-    )
-    assert rows["skip_verify"].chosen_sentence == "3 of the 9 who answered chose it."
+    repair = rows["skip_repair"]
+    assert part(repair.faster_sentence, "truth").mode == "within_noise"
+    assert part(repair.faster_sentence, "expected").mode == "one"
+    assert part(repair.faster_sentence, "expected").values["expectation"] == FASTER.yes
+    assert part(repair.kept_sentence, "expected").mode == "one"
+    assert part(repair.kept_sentence, "expected").values["expectation"] == KEPT.yes
+    assert part(repair.kept_sentence, "truth").mode == "lost"
+    verify = rows["skip_verify"]
+    assert part(verify.kept_sentence, "expected").mode == "all"
+    assert part(verify.kept_sentence, "expected").values == {"m": 3, "expectation": KEPT.no}
+    assert part(verify.kept_sentence, "truth").mode == "lost"
+    assert verify.chosen_sentence.mode == "some"
+    assert verify.chosen_sentence.values == {"n": 3, "answered": 9}
 
 
 def test_an_intervention_that_changes_nothing_says_so() -> None:
@@ -206,8 +242,9 @@ def test_an_intervention_that_changes_nothing_says_so() -> None:
     s = snap("verify-off", True, skip_verify=(S(1, 0, 0), S(0, 1, 0)))
     (row,) = reveal_view(s, WITNESS).rows
     assert row.moves == "changes nothing at this preset"
-    assert row.faster_sentence.endswith("it made no difference to the speed.")
-    assert row.station.startswith("The station: no change in speed (every one of ")
+    assert part(row.faster_sentence, "truth").mode == "same"
+    assert part(row.station, "speed").mode == "same"
+    assert "every one of " in part(row.station, "speed").values["every"]  # type: ignore[operator]
 
 
 def test_the_reveal_agrees_with_a_learner_s_station_on_the_same_prediction() -> None:

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from fastapi.testclient import TestClient
 
-from app.views.controls import DRAFTING, deepest_k, drafting_view
+from app.views.controls import DRAFTING, deepest_k, depth_text, drafting_view, tree_text
 from tests.app.forms import find, form_query
 from tests.app.view_models import page_view, state_of
 from witness import Settings
@@ -95,25 +95,31 @@ def test_the_tree_sentence_at_the_ends_of_each_range(width: int, k: int) -> None
     d = drafting_view(s, ())
     nodes = tree_nodes(width, k)
     assert nodes <= TREE_NODES_MAX
+    summary, depth = tree_text(s), depth_text(width)
+    assert (d.summary, d.depth_note) == (summary, depth)
+    assert summary.values["scored"].key == "controls.tree.scored.verified"  # type: ignore[attr-defined]
     if width == 1:
-        plural = "s" if k != 1 else ""
-        assert d.summary == (
-            f"A chain of {k} draft{plural} per full block, all scored in one target pass."
-        )
+        # One draft is "a draft", more are "drafts".
+        assert summary.mode == ("chain_one" if k == 1 else "chain")
+        assert summary.values["k"] == k
+        assert f"{k} draft{'s' if k != 1 else ''} per full block" in summary
     else:
         terms = " + ".join(str(width**i) for i in range(1, k + 1))
-        assert d.summary == (
-            f"A tree {width} wide and {k} deep: {terms} = {nodes} drafted nodes per full block, "
-            f"all scored in one target pass (at most {TREE_NODES_MAX})."
-        )
+        assert summary.mode == "tree"
+        assert (summary.values["width"], summary.values["k"]) == (width, k)
+        assert (summary.values["sum"], summary.values["nodes"]) == (terms, nodes)
+        assert summary.values["nodes_max"] == TREE_NODES_MAX
+        assert f"{terms} = {nodes} drafted nodes" in summary
     deepest = deepest_k(width)
     if deepest == K["max"]:
-        assert (
-            d.depth_note == f"At width {width}, every k up to {K['max']} fits in one target pass."
-        )
+        assert depth.mode == "every"
+        assert (depth.values["width"], depth.values["k_max"]) == (width, K["max"])
     else:
-        assert d.depth_note.startswith(f"At width {width}, k is at most {deepest}: ")
-        assert f"k = {deepest + 1} would draft {tree_nodes(width, deepest + 1)}" in d.depth_note
+        assert depth.mode == "limited"
+        assert (depth.values["width"], depth.values["deepest"]) == (width, deepest)
+        assert depth.values["next"] == deepest + 1
+        assert depth.values["next_nodes"] == tree_nodes(width, deepest + 1) > TREE_NODES_MAX
+        assert f"k = {deepest + 1} would draft {tree_nodes(width, deepest + 1)}" in depth
         # The deepest k the sentence names is the one Settings allows, and no deeper.
         with pytest.raises(ValueError, match=f"k is at most {deepest}"):
             Settings(tree_width=width, k=deepest + 1)

@@ -17,6 +17,7 @@ from app.state.interventions import apply_intervention
 from app.state.presets import PRESETS
 from app.state.query import PREDICTION_FIELDS
 from app.views.station import LiveView
+from app.words import Sentence
 from tests.app.forms import PREDICTED, find, form_query, out_of_band
 from tests.app.view_models import WITNESS, view_of
 from witness import Settings
@@ -116,24 +117,27 @@ def test_the_question_allows_more_than_one_qualifying_intervention(client: TestC
 
 
 @pytest.mark.parametrize(
-    ("pred", "sentence"),
+    ("pred", "step"),
     [
-        ("raise_match", "Your intervention was applied: match 0.60 → 0.90."),
-        ("lengthen_k", "Your intervention was applied: k 4 → 8."),
-        ("cheapen_draft", "Your intervention was applied: draft cost 0.10 → 0.03."),
-        ("skip_verify", "Your intervention was applied: verify on → off."),
-        ("skip_repair", "Your intervention was applied: repair on → off."),
+        ("raise_match", "match 0.60 → 0.90"),
+        ("lengthen_k", "k 4 → 8"),
+        ("cheapen_draft", "draft cost 0.10 → 0.03"),
+        ("skip_verify", "verify on → off"),
+        ("skip_repair", "repair on → off"),
     ],
 )
 def test_recording_a_prediction_says_what_it_applied_with_an_undo(
-    client: TestClient, pred: str, sentence: str
+    client: TestClient, pred: str, step: str
 ) -> None:
     location, view, html = record(client, f"pred={pred}&expect_faster=yes")
     assert urlsplit(location).fragment == "prediction-change"  # the page opens at the line
     change = view.prediction.change
     assert change is not None and change.kind == "applied"
-    assert change.sentence == sentence
-    assert text_of(html, "change-sentence") == sentence
+    # The line says it was applied, and names the setting moved with both of its values.
+    assert change.sentence.key == "prediction.change.applied"
+    assert change.sentence.values == {"step": step}
+    assert step in change.sentence
+    assert text_of(html, "change-sentence") == change.sentence
     assert view.settings == apply_intervention(Settings(), Intervention(pred))
     (undo,) = find(html, data_testid="undo-intervention")
     assert undo.attrs["href"] == change.undo_href
@@ -155,9 +159,8 @@ def test_undo_returns_to_the_prediction_settings_and_keeps_the_prediction(
     assert view.evidence is not None  # the evidence stays open
     change = view.prediction.change
     assert change is not None and change.kind == "undone"
-    assert change.sentence == (
-        "Your intervention is undone: the instrument is back at the prediction's settings (k 5)."
-    )
+    assert change.sentence.key == "prediction.change.undone"
+    assert change.sentence.values == {"settings": "k 5"}  # back at the prediction's k
     assert not find(page.text, data_testid="undo-intervention")
     assert view.verdict is not None
     assert view.verdict.sentence.startswith("Nothing has changed since the prediction")
@@ -174,7 +177,10 @@ def test_without_javascript_the_form_then_undo_round_trip(client: TestClient) ->
     action, query = form_query(html, "prediction-form", {"pred": "raise_match"})
     assert action == "/station/predict"
     page = client.get(f"{action}?{query}")  # the redirect followed, as a browser does
-    assert "Your intervention was applied: match 0.40 → 0.70." in unescape(page.text)
+    applied = view_of(page).prediction.change
+    assert applied is not None
+    assert applied.kind == "applied" and applied.sentence.values == {"step": "match 0.40 → 0.70"}
+    assert applied.sentence in unescape(page.text)
     (undo,) = find(page.text, data_testid="undo-intervention")
     back: LiveView = view_of(client.get(undo.attrs["href"]))
     assert back.settings.match == 0.4
@@ -188,7 +194,8 @@ def test_a_skip_applies_nothing(client: TestClient) -> None:
     assert urlsplit(location).fragment == "step-05"
     change = view.prediction.change
     assert change is not None and change.kind == "skip"
-    assert text_of(html, "change-sentence") == "You skipped: nothing on the instrument was changed."
+    assert change.sentence.key == "prediction.change.skip"
+    assert text_of(html, "change-sentence") == change.sentence
     assert not find(html, data_testid="undo-intervention")
     assert not find(html, data_testid="redo-intervention")
 
@@ -196,10 +203,13 @@ def test_a_skip_applies_nothing(client: TestClient) -> None:
 def test_an_intervention_with_nothing_left_to_change_says_so(client: TestClient) -> None:
     _, view, html = record(client, "k=16&pred=lengthen_k")
     assert view.settings.k == 16
-    assert view.prediction.change.kind == "no-op"  # type: ignore[union-attr]
-    assert text_of(html, "change-sentence") == (
-        "Your intervention changes nothing from here: k is already 16."
-    )
+    change = view.prediction.change
+    assert change is not None and change.kind == "no-op"
+    assert change.sentence.key == "prediction.change.no_op"
+    already = change.sentence.values["already"]
+    assert isinstance(already, Sentence) and already.key == "prediction.change.already"
+    assert already.values == {"name": "k", "value": "16"}
+    assert text_of(html, "change-sentence") == change.sentence
     assert not find(html, data_testid="undo-intervention")
 
 
@@ -211,9 +221,10 @@ def test_after_a_slider_move_the_change_line_says_how_the_instrument_moved(
     assert frag.status_code == 200
     assert "prediction-change" in out_of_band(frag.text)
     line = frag.text.split('id="prediction-change"', 1)[1].split("</div>", 1)[0]
-    assert "The instrument has moved since your prediction: k 4 → 9, repair on → off." in unescape(
-        line
-    )
+    change = view_of(frag).prediction.change
+    assert change is not None and change.sentence.key == "prediction.change.moved"
+    assert change.sentence.values == {"moved": "k 4 → 9, repair on → off"}
+    assert change.sentence in unescape(line)
     (undo,) = find(line.split(">", 1)[1], data_testid="undo-intervention")
     assert "Back to the prediction's settings (k 4, repair on)" in unescape(line)
     back: LiveView = view_of(client.get(undo.attrs["href"]))

@@ -164,11 +164,23 @@ def test_the_identity_reads_in_numbers() -> None:
     one_minus = exact(1 - alpha)
     w1 = next(b for b in block.bars if b.word == "w1")
     sentence = identity_text(w1, alpha, True)
-    assert sentence == (
-        f"'w1': min(p, q) {exact(w1.overlap)} + (1 − α) {one_minus} × residual "
-        f"{exact(w1.residual)} = {exact(w1.p)} = p"
-    )
+    # With repair on the stack is min(p, q) + (1 − α)·residual, and it adds up to p itself.
+    assert sentence.key == "charts.repair.identity.repair"
+    assert sentence.values == {
+        "word": "w1",
+        "overlap": exact(w1.overlap),
+        "one_minus": one_minus,
+        "residual": exact(w1.residual),
+        "total": exact(w1.p),
+    }
+    assert sentence.endswith(f"= {exact(w1.p)} = p")
     assert f"Repaired to {sentence}." in chart.summary
+    # With repair off the same bar's stack is set against p, and falls short of it or not.
+    resampled = identity_text(w1, alpha, False)
+    assert resampled.key == "charts.repair.identity.resample"
+    stack = w1.overlap + w1.resample_mass
+    assert resampled.values["relation"] == ("=" if abs(stack - w1.p) <= 1e-12 else "≠")
+    assert float(resampled.values["stack"]) == pytest.approx(stack, rel=0.05)  # type: ignore[arg-type]
 
 
 def test_a_block_that_drafted_nothing_has_an_empty_picture() -> None:

@@ -5,6 +5,7 @@ page includes it."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from html import unescape
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -13,27 +14,68 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.state.query import parse_state
+from app.views import stepthrough_words as step_words
 from app.views.charts import exact
 from app.views.stepthrough import StepThroughView, selected_block, stepthrough_view
+from app.words import Sentence
 from tests.app.forms import find
 from tests.app.view_models import station_of, step_of, trace_of
 from witness import Settings
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"  # a recorded skip at the defaults: evidence open
 
-# The default request's first block (the evidence panel's default: its first rejection).
-DEFAULT_NARRATIONS = (
-    "Block 1, after 'the draft model proposes': the draft proposes 4 tokens from q — "
-    "',' (q 0.407), '.' (q 0.011), 'so' (q 0.018), 'every' (q 0.083).",
-    "One target pass computes p at all 5 positions at once: ',' p 0.486 against q 0.407, "
-    "'.' p 0.002 against q 0.011, 'so' p 0.019 against q 0.018, 'every' p 0.116 against "
-    "q 0.083, and p for a bonus token after them.",
-    "Draft 1 ',' accepted: u = 0.63 < p/q = 1.19.",
-    "Draft 2 '.' rejected: u = 0.88 ≥ p/q = 0.16; the block stops here and drafts 3–4 are "
-    "thrown away.",
-    "Repair: the residual max(0, p − q) at draft 2 ('and' 0.573, 'the' 0.427) gave 'and'; "
-    "the block emits 2 tokens for one target pass.",
+# The default request's first block (the evidence panel's default: its first rejection):
+# each sub-step's sentence and the numbers it says.
+DEFAULT_SAYS: tuple[tuple[str, dict[str, object]], ...] = (
+    (
+        "stepthrough.narration.draft",
+        {
+            "number": 1,
+            "context": "the draft model proposes",
+            "tokens": "4 tokens",
+            "listed": "',' (q 0.407), '.' (q 0.011), 'so' (q 0.018), 'every' (q 0.083)",
+        },
+    ),
+    (
+        "stepthrough.narration.target",
+        {
+            "positions": 5,
+            "listed": "',' p 0.486 against q 0.407, '.' p 0.002 against q 0.011, "
+            "'so' p 0.019 against q 0.018, 'every' p 0.116 against q 0.083",
+        },
+    ),
+    (
+        "stepthrough.check.sampled.accepted",
+        {"number": 1, "word": ",", "u": "0.63", "ratio": "1.19"},
+    ),
+    (
+        "stepthrough.check.sampled.rejected",
+        {"number": 2, "word": ".", "u": "0.88", "ratio": "0.16"},
+    ),
+    (
+        "stepthrough.narration.repair",
+        {"draft": 2, "word": "and", "top": "'and' 0.573, 'the' 0.427"},
+    ),
 )
+
+
+def says(said: object, key: str, **values: object) -> Sentence:
+    """``said`` is the catalog's sentence ``key``, filled with (at least) ``values``."""
+    assert isinstance(said, Sentence), f"not a catalog sentence: {said!r}"
+    assert said.key == key, f"{said.key} where {key} was expected: {said}"
+    for name, value in values.items():
+        assert str(said.values[name]) == str(value), (name, said.values[name], value)
+    return said
+
+
+def says_default(sub: int, said: object) -> Sentence:
+    key, values = DEFAULT_SAYS[sub]
+    return says(said, key, **values)
+
+
+def key_of(said: object) -> str:
+    assert isinstance(said, Sentence), f"not a catalog sentence: {said!r}"
+    return said.key
 
 
 def step(client: TestClient, query: str, **headers: str) -> Any:
@@ -78,18 +120,23 @@ def page_with_stepthrough(client: TestClient, query: str) -> str:
 
 
 def test_each_sub_step_of_the_default_block_is_narrated(client: TestClient) -> None:
-    for sub, sentence in enumerate(DEFAULT_NARRATIONS):
+    for sub in range(len(DEFAULT_SAYS)):
         r = step(client, f"{SKIP}&sub={sub}")
         assert r.status_code == 200
         assert 'data-testid="st-narration"' in r.text  # the step-through partial
         st = st_of(r)
-        assert st.narration == sentence
+        sentence = says_default(sub, st.narration)
         assert narration_of(r.text) == sentence
         # The live region (an out-of-band swap of #live) says the same sentence.
         assert live_of(r.text) == sentence
         assert st.progress == f"Step {sub + 1} of 5"
         assert f"Step {sub + 1} of 5" in r.text
         assert [s.status for s in st.steps] == (["done"] * sub + ["current"] + ["todo"] * (4 - sub))
+    # The rejection throws drafts 3 and 4 away; the repair emits the accepted draft and itself.
+    rejected = says_default(3, st_of(step(client, f"{SKIP}&sub=3")).narration)
+    says(rejected.values["stop"], "stepthrough.check.stop.many", first=3, last=4)
+    repair = says_default(4, st_of(step(client, f"{SKIP}&sub=4")).narration)
+    says(repair.values["emits"], "stepthrough.emits.whole", tokens="2 tokens")
 
 
 def test_the_sub_steps_are_listed_with_the_current_one_marked_not_by_colour_alone(
@@ -97,13 +144,13 @@ def test_the_sub_steps_are_listed_with_the_current_one_marked_not_by_colour_alon
 ) -> None:
     r = step(client, f"{SKIP}&sub=2")
     st = st_of(r)
-    assert [s.title for s in st.steps] == [
-        "The draft proposes 4 tokens",
-        "One target pass",
-        "Check draft 1 ','",
-        "Check draft 2 '.'",
-        "Repair from the residual",
-    ]
+    titles = [s.title for s in st.steps]
+    assert len(titles) == 5
+    says(titles[0], "stepthrough.title.draft", tokens="4 tokens")
+    says(titles[1], "stepthrough.title.target")
+    says(titles[2], "stepthrough.title.check", number=1, word=",")
+    says(titles[3], "stepthrough.title.check", number=2, word=".")
+    says(titles[4], "stepthrough.title.repair")
     assert [s.mark for s in st.steps] == ["✓", "✓", "▶", "○", "○"]
     assert [s.lane for s in st.steps] == [
         "Draft lane",
@@ -249,14 +296,14 @@ def test_closed_the_step_through_offers_to_start(client: TestClient) -> None:
 
 def test_the_silent_refresh_leaves_the_live_region_alone(client: TestClient) -> None:
     loud = step(client, f"{SKIP}&sub=2", **{"HX-Request": "true", "HX-Trigger": "st-next"})
-    assert live_of(loud.text) == DEFAULT_NARRATIONS[2]
+    assert live_of(loud.text) == says_default(2, st_of(loud).narration)
     quiet = step(client, f"{SKIP}&sub=2", **{"HX-Request": "true", "HX-Trigger": "stepthrough"})
     assert quiet.status_code == 200
     assert 'id="live"' not in quiet.text
     # ... and the address bar: the evidence answer that asked for it has set it already.
     assert quiet.headers["HX-Replace-Url"] == "false"
     assert loud.headers["HX-Replace-Url"].endswith("&sub=2")
-    assert narration_of(quiet.text) == DEFAULT_NARRATIONS[2]
+    assert narration_of(quiet.text) == says_default(2, st_of(quiet).narration)
 
 
 def test_after_a_slider_shortened_the_block_the_refresh_shows_its_last_sub_step(
@@ -323,19 +370,16 @@ def test_verify_off_says_nothing_is_checked_and_the_drafts_are_emitted(
     q = f"{SKIP}&verify=off"
     st = st_of(step(client, f"{q}&sub=0"))
     assert len(st.steps) == 3
-    assert [s.title for s in st.steps] == [
-        "The draft proposes 4 tokens",
-        "No target pass",
-        "Emit the drafts unchecked",
+    assert [key_of(s.title) for s in st.steps] == [
+        "stepthrough.title.draft",
+        "stepthrough.title.no_target",
+        "stepthrough.title.unchecked",
     ]
-    assert st.steps[1].narration == (
-        "Target verify is off: no target pass runs, so nothing checks the 4 drafts."
-    )
+    says(st.steps[0].title, "stepthrough.title.draft", tokens="4 tokens")
+    says(st.steps[1].narration, "stepthrough.no_target.chain", drafts="4 drafts")
     end = st_of(step(client, f"{q}&sub=2"))
-    assert end.narration == (
-        "All 4 drafted tokens are emitted as drafted, for no target pass: "
-        "the output follows q, not p."
-    )
+    says(end.narration, "stepthrough.narration.unchecked.whole", drafts="4 drafted tokens")
+    assert "the output follows q, not p" in end.narration
     assert end.ending is not None and end.ending.kind == "unchecked"
     assert [r.outcome for r in end.rows] == ["emitted unchecked"] * 4
     assert all(r.p == "" for r in end.rows)  # no target pass computed p
@@ -344,11 +388,10 @@ def test_verify_off_says_nothing_is_checked_and_the_drafts_are_emitted(
 
 def test_repair_off_says_the_target_resampled_p(client: TestClient) -> None:
     st = st_of(step(client, f"{SKIP}&repair=off&sub=4"))
-    assert st.narration == (
-        "Repair is off: the target resampled p at draft 2 and gave 'the', biased toward what "
-        "the draft likes; the block emits 2 tokens for one target pass."
-    )
-    assert st.steps[-1].title == "Resample from p"
+    said = says(st.narration, "stepthrough.narration.resample", draft=2, word="the")
+    says(said.values["emits"], "stepthrough.emits.whole", tokens="2 tokens")
+    assert "resampled p" in said and "residual" not in said
+    says(st.steps[-1].title, "stepthrough.title.resample")
     assert st.ending is not None and st.ending.kind == "resample"
     assert st.ending.residual == ()
 
@@ -373,6 +416,7 @@ def test_the_repair_step_states_the_identity_with_the_focus_numbers(client: Test
         f"'{bar.word}': min(p, q) {exact(bar.overlap)} + (1 − α) {exact(1 - alpha)} × residual "
         f"{exact(bar.residual)} = {exact(bar.overlap + bar.repair_mass)} = p"
     )
+    says(sentence, "stepthrough.identity.repair", stack=stack)
     assert f"at the rejected {stack};" in sentence
     assert exact(bar.overlap + bar.repair_mass) == exact(bar.p)  # the numbers add up to p
     assert "emit exactly p" in sentence
@@ -387,6 +431,7 @@ def test_with_repair_off_the_step_says_the_stack_is_not_p(client: TestClient) ->
     st = st_of(r)
     assert st.ending is not None and st.ending.kind == "resample"
     sentence = st.ending.identity
+    says(sentence, "stepthrough.identity.no_repair")
     assert sentence.startswith("Without the residual the stack no longer equals p")
     assert (
         f"'{bar.word}': min(p, q) {exact(bar.overlap)} + (1 − α) {exact(1 - alpha)} × p "
@@ -408,23 +453,35 @@ def test_only_a_rejection_states_the_identity(client: TestClient) -> None:
 def test_all_accepted_ends_with_the_bonus_token_from_p(client: TestClient) -> None:
     st = st_of(step(client, f"{SKIP}&block=1&sub=6"))  # block 2 of the default request
     assert len(st.steps) == 7
-    assert st.steps[-1].title == "Bonus token from p"
-    assert st.narration == (
-        "All 4 drafts accepted: the bonus token 'the' came from p at position 5, computed in "
-        "the same pass; the block emits 5 tokens for one target pass."
+    says(st.steps[-1].title, "stepthrough.title.bonus")
+    said = says(
+        st.narration, "stepthrough.narration.bonus", drafts="4 drafts", word="the", position=5
     )
+    says(said.values["emits"], "stepthrough.emits.whole", tokens="5 tokens")
     assert st.ending is not None and st.ending.kind == "bonus"
     assert [t.kind for t in st.output] == ["accepted"] * 4 + ["bonus"]
-    assert st.steps[2].narration == "Draft 1 'the' accepted: u = 0.71 < p/q = 1.28."
+    says(
+        st.steps[2].narration,
+        "stepthrough.check.sampled.accepted",
+        number=1,
+        word="the",
+        u="0.71",
+        ratio="1.28",
+    )
 
 
 def test_a_rejection_at_the_first_draft_throws_the_rest_away(client: TestClient) -> None:
     st = st_of(step(client, f"{SKIP}&block=3&sub=2"))
     assert len(st.steps) == 4
-    assert st.narration == (
-        "Draft 1 'runs' rejected: u = 0.88 ≥ p/q = 0.27; the block stops here and drafts 2–4 "
-        "are thrown away."
+    said = says(
+        st.narration,
+        "stepthrough.check.sampled.rejected",
+        number=1,
+        word="runs",
+        u="0.88",
+        ratio="0.27",
     )
+    says(said.values["stop"], "stepthrough.check.stop.many", first=2, last=4)
 
 
 def test_the_last_token_is_a_plain_pass_and_says_so(client: TestClient) -> None:
@@ -434,20 +491,21 @@ def test_the_last_token_is_a_plain_pass_and_says_so(client: TestClient) -> None:
     last = trace.blocks[-1]
     assert (last.index, last.start, last.drafts) == (17, 47, ())
     titles = [s.title for s in st_of(step(client, f"{SKIP}&block=17&sub=0")).steps]
-    assert titles[0] == "Nothing to draft (one token left)"
+    says(titles[0], "stepthrough.title.plain.draft")
     first = st_of(step(client, f"{SKIP}&block=17&sub=0")).narration
+    says(first, "stepthrough.narration.one_left.draft", number=18)
     assert "one token is left to generate, so the draft proposes nothing" in first
     end = st_of(step(client, f"{SKIP}&block=17&sub={len(titles) - 1}")).narration
-    assert end == (
-        f"Nothing was drafted: the token '{last.final_word}' came from p, exactly as in plain "
-        "decoding; the block emits 1 token for one target pass."
-    )
+    says(end, "stepthrough.narration.one_left.token", word=last.final_word)
+    assert "exactly as in plain decoding" in end and "1 token for one target pass" in end
 
 
 def test_greedy_checks_read_as_greedy_choices(client: TestClient) -> None:
     st = st_of(step(client, f"{SKIP}&greedy=on&sub=2"))
-    assert st.narration == "Draft 1 ',' accepted: it is the target's greedy choice (p = 1)."
+    says(st.narration, "stepthrough.check.greedy.accepted", number=1, word=",")
     assert "greedy" in st.mode
+    mode = says(st.mode, "stepthrough.mode.lossless")
+    says(mode.values["sampling"], "stepthrough.mode.sampling.greedy")
 
 
 def test_every_check_narration_matches_the_witness(client: TestClient) -> None:
@@ -461,10 +519,15 @@ def test_every_check_narration_matches_the_witness(client: TestClient) -> None:
     assert len(checks) == sum(d.accepted is not None for d in block.drafts)
     for s, d in zip(checks, block.drafts, strict=False):
         outcome, relation = ("accepted", "<") if d.accepted else ("rejected", "≥")
-        assert s.narration.startswith(
-            f"Draft {d.position + 1} '{d.word}' {outcome}: u = {d.u:.2f} {relation} "
-            f"p/q = {d.ratio:.2f}"
+        says(
+            s.narration,
+            f"stepthrough.check.sampled.{outcome}",
+            number=d.position + 1,
+            word=d.word,
+            u=f"{d.u:.2f}",
+            ratio=f"{d.ratio:.2f}",
         )
+        assert f"u = {d.u:.2f} {relation} p/q = {d.ratio:.2f}" in s.narration
     # The narration of every sub-step is one sentence.
     for s in st.steps:
         assert s.narration.endswith(".")
@@ -499,7 +562,8 @@ def test_the_page_includes_the_step_through_at_the_sub_step_in_the_url(
     assert html.count(' id="stepthrough"') == 1
     assert 'href="/static/css/stepthrough.css"' in html
     assert "Step 4 of 5: Check draft 2 &#39;.&#39;" in html
-    assert narration_of(html) == DEFAULT_NARRATIONS[3]
+    view = station_of(f"/station?{SKIP}&sub=3")
+    assert narration_of(html) == says_default(3, view.stepthrough.narration)
     # Without JavaScript every control is a plain link to the page at that sub-step.
     (nxt,) = find(html, data_testid="st-next")
     assert nxt.attrs["href"].startswith("/station?")
@@ -517,7 +581,7 @@ def test_the_wired_page_shows_the_step_through(client: TestClient) -> None:
     r = client.get(f"/station?{SKIP}&sub=2")
     assert r.status_code == 200
     view = station_of(f"/station?{SKIP}&sub=2")
-    assert view.stepthrough.narration == DEFAULT_NARRATIONS[2]
+    says_default(2, view.stepthrough.narration)
     assert 'id="stepthrough"' in r.text
     assert "Step 3 of 5" in r.text
     locked = client.get("/station?sub=2")
@@ -537,3 +601,23 @@ def test_the_view_model_is_frozen_and_formatted() -> None:
     for row in st.rows:
         for value in (row.q, row.p, row.ratio, row.threshold, row.u):
             assert isinstance(value, str)
+
+
+def test_a_block_cut_short_says_how_many_tokens_the_request_needed() -> None:
+    """A block that gives more tokens than the request still needs says so, in every
+    sentence that counts what it emits (the served traces cut the drafts first, so the
+    block is cut here by hand)."""
+    whole = trace_of(Settings()).blocks[0]
+    block = replace(whole, truncated=1)
+    needed = len(block.emitted_words)
+    said = says(
+        step_words.narration(block, True, True, False, "repair", 0), "stepthrough.narration.repair"
+    )
+    says(said.values["emits"], "stepthrough.emits.cut", tokens="2 tokens", needed=needed)
+    unchecked = step_words.narration(block, False, True, False, "unchecked", 0)
+    says(unchecked, "stepthrough.narration.unchecked.cut", drafts="4 drafted tokens", needed=needed)
+    assert f"the request needed only {needed} of them" in unchecked
+    said = says(
+        step_words.narration(whole, True, True, False, "repair", 0), "stepthrough.narration.repair"
+    )
+    says(said.values["emits"], "stepthrough.emits.whole", tokens="2 tokens")

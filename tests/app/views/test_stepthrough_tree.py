@@ -5,11 +5,13 @@ number is the trace's, and the chain's step-through is untouched."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from html import unescape
 
 import pytest
 from fastapi.testclient import TestClient
 
+from app.views import stepthrough_words as step_words
 from app.views.stepthrough import tree_plan
 from app.views.tree_chart import sibling_test
 from tests.app.view_models import step_of, trace_of
@@ -192,3 +194,18 @@ def test_every_sub_step_renders_with_its_narration(client: TestClient) -> None:
             assert m and unescape(m.group(1)) == step.narration
             assert 'data-testid="st-table"' in r.text
             assert "st-table--tree" in r.text
+
+
+def test_a_walk_cut_short_says_how_many_tokens_the_request_needed() -> None:
+    """The served traces cut the drafts before the request's end, so the block is cut by hand."""
+    s = settings_of("tree sample")
+    whole = next(b for b in trace_of(s).blocks if b.levels)
+    block = replace(whole, truncated=1)
+    needed = len(block.emitted_words)
+    for said in (
+        step_words.tree_ending_sentence(block, s),
+        step_words.tree_unchecked_sentence(block),
+    ):
+        assert said.mode == "cut" and said.values["needed"] == needed
+        assert f"the request needed only {needed} of them" in said
+    assert step_words.tree_ending_sentence(whole, s).mode == "whole"

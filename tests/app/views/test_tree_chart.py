@@ -21,6 +21,7 @@ from app.views.evidence import (
 from app.views.judgement import EXACT
 from app.views.station import block_fragment
 from app.views.tree_chart import TreeChart, ending_kind, ratio, tree_chart, versus
+from app.words import Sentence
 from tests.app.view_models import WITNESS, state_of, trace_of
 from witness import RequestTrace, Settings
 from witness.core.settings import drafted_width, tree_nodes
@@ -92,6 +93,8 @@ def test_every_sibling_is_drawn_with_the_traces_numbers(mode: str) -> None:
                 else:
                     assert node.outcome == ("accepted" if sib.accepted else "rejected")
                     _check_test(node.test, sib.accepted, sib, lv.threshold)
+                    rule = "exact" if lv.threshold is None else "typical"
+                    assert node.test.key == f"tree.test.{rule}.{node.outcome}"  # type: ignore[attr-defined]
 
 
 def _check_test(text: str, accepted: bool, sib: object, threshold: float | None) -> None:
@@ -142,7 +145,12 @@ def test_the_ending_is_said_as_the_mode_makes_it(mode: str) -> None:
         chart = tree_chart(block, s)
         kind = chart.ending.kind
         assert kind == ending_kind(block, s)
+        assert chart.ending.sentence.key == f"tree.ending.{kind}"
         final = block.final_word
+        if kind in ("repair", "resample", "argmax"):
+            assert chart.ending.sentence.values["depth"] == str(len(block.levels))
+        if kind != "unchecked":
+            assert chart.ending.sentence.values["final"] == final
         if not s.verify:
             assert kind == "unchecked"
             assert "no target pass" in chart.ending.sentence
@@ -211,6 +219,8 @@ def test_lookup_without_a_match_is_a_plain_pass_said_so() -> None:
     assert detail.tree is None and detail.plain
     assert "no earlier occurrence" in detail.ending
     assert f"'{plain[0].final_word}'" in detail.ending
+    assert isinstance(detail.ending, Sentence) and detail.ending.mode == "lookup_no_match"
+    assert detail.ending.values == {"word": plain[0].final_word}
 
 
 def test_tokens_1_draws_no_tree() -> None:
@@ -218,12 +228,18 @@ def test_tokens_1_draws_no_tree() -> None:
     detail = block_detail(trace.blocks[0], s)
     assert detail.tree is None
     assert "One token was left" in detail.ending
+    assert isinstance(detail.ending, Sentence) and detail.ending.key == "evidence.ending.one_token"
 
 
 def test_first_rejection_of_a_tree_names_the_depth() -> None:
     _, trace = trace_for("tree sample")
     text = first_rejection_text(trace)
     assert re.match(r"Block \d+, depth \d+: ", text), text
+    # The first block with a rejection, at the depth where it fell.
+    first = next(b for b in trace.blocks if b.result.first_rejection is not None)
+    depth = first.result.first_rejection
+    assert depth is not None and text.key == "evidence.first_rejection.tree"
+    assert (text.values["block"], text.values["depth"]) == (first.index + 1, depth + 1)
     _, typical = trace_for("typical")
     assert "argmax" in first_rejection_text(typical)
     assert "u = 0.00" not in first_rejection_text(typical)
@@ -324,6 +340,9 @@ def test_the_method_beside_its_chain_twin(mode: str) -> None:
     assert str(len(ens.seeds)) in bc.verdict
     change = beside.comparison.change
     assert ("same passes" if change == "same" else change) in bc.verdict
+    # The verdict is the comparison's own direction, over every seeded request.
+    assert isinstance(bc.verdict, Sentence) and bc.verdict.mode == change.replace(" ", "_")
+    assert bc.verdict.values["requests"] == len(ens.seeds)
 
 
 def test_the_chain_has_nothing_beside_it() -> None:
