@@ -19,6 +19,7 @@ from app.state.interventions import apply_intervention
 from app.state.query import Prediction, StationState, parse_query
 from app.views.prediction import ANCHOR as CHANGE_ANCHOR
 from app.views.station import (
+    beside_fragment,
     block_fragment,
     live_view,
     slice_fragment,
@@ -63,6 +64,18 @@ def _block(env: Env, state: StationState, _: object) -> Context:
     return Context(variables, status(state))
 
 
+def _beside(env: Env, state: StationState, _: object) -> Context:
+    view = beside_fragment(state, env.witness)
+    variables = {
+        "bc": view.comparison,
+        "pending": None,
+        "locked": view.locked,
+        "alone": True,
+        "refused": state.problems,
+    }
+    return Context(variables, status(state))
+
+
 # The sweep and the slice are drawn inline on the page, whose own list names what was refused;
 # answered alone, each fragment names it in place (templates/partials/_refused.html).
 
@@ -89,6 +102,7 @@ def _inline_heavy(state: StationState) -> bool:
 STATION = Page("station.html", _station, heavy=_inline_heavy)
 EVIDENCE = Page("fragments_evidence.html", _evidence, sends_changed_parts=True)
 BLOCK = Page("partials/_block_detail.html", _block)
+BESIDE = Page("partials/_beside_chain.html", _beside)
 SWEEP = Page("partials/_sweep.html", _sweep, heavy=True)
 SLICE = Page("fragments_slice.html", _slice, heavy=True)
 
@@ -110,6 +124,12 @@ def evidence(request: Request) -> Response:
 def worked_block(request: Request) -> Response:
     """The worked block on its own, fetched by a slider's fragment once it has settled."""
     return respond(request, BLOCK)
+
+
+@router.get("/station/beside")
+def beside(request: Request) -> Response:
+    """This method beside its chain twin on its own, fetched once a slider's tick has settled."""
+    return respond(request, BESIDE)
 
 
 @router.get("/station/sweep")

@@ -47,6 +47,7 @@ class BatchView:
     """The batch axis: a chart and a table, or only the sentence saying custom has none."""
 
     summary: str
+    k: int = 0  # the draft length the table's "speedup at k" column is at
     rows: tuple[BatchRow, ...] = ()
     at_k: tuple[Point, ...] = ()
     best: tuple[Point, ...] = ()
@@ -112,6 +113,7 @@ def batch_view(s: Settings, alpha: float) -> BatchView:
     x_ticks = tuple((x(b), str(b)) for b in BATCHES)
     return BatchView(
         summary=_summary(s, alpha, table),
+        k=s.k,
         rows=tuple(rows),
         at_k=tuple(at_k),
         best=tuple(best),

@@ -92,6 +92,14 @@ class PendingDetail:
 
 
 @dataclass(frozen=True, slots=True)
+class PendingBeside:
+    """The comparison with the chain not yet drawn: where to fetch it (a slider's tick)."""
+
+    href: str  # /station/beside for this state
+    page: str  # the whole page, which draws it in place (a link without JavaScript)
+
+
+@dataclass(frozen=True, slots=True)
 class Figure:
     label: str
     value: str
@@ -118,10 +126,11 @@ class EvidenceView:
     sampled_check: str
     keeps_target: bool
     legend: tuple[TokenView, ...] = LEGEND
-    # Beside the chain at equal draft work: None for the chain itself (or when the caller
-    # did not pass the chain twin's ensemble).
+    # Beside the chain at equal draft work: None for the chain itself, or when the caller
+    # did not pass the chain twin's ensemble (then `pending_beside` says where to fetch it).
     beside_chain: ChainComparison | None = None
     pending_detail: PendingDetail | None = None
+    pending_beside: PendingBeside | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,13 +454,14 @@ def evidence_view(
     beside: BesideChain | None = None,
     judged: Savings | None = None,
     pending: tuple[str, str] | None = None,
+    pending_beside: tuple[str, str] | None = None,
 ) -> EvidenceView:
     """``hrefs[i]`` is the page URL that selects block i. ``beside`` is a tree, typical or
     lookup state's chain twin and the comparison with it (`Witness.beside_chain`): with it,
     the evidence sets the method beside the chain at equal draft work. ``judged`` is the
     savings judgement of ``ens``, when the caller has made it already (the gates share it).
     ``pending`` is (block URL, page URL) where the worked block is fetched later instead of
-    drawn here."""
+    drawn here; ``pending_beside`` the same for the comparison with the chain."""
     judged = savings(ens, settings) if judged is None else judged
     typical = settings.acceptance == "typical"
     chips = tuple(
@@ -479,6 +489,7 @@ def evidence_view(
         keeps_target=trace.check.keeps_target,
         legend=legend_of(settings),
         beside_chain=None if beside is None else beside_chain(trace, settings, ens, beside),
+        pending_beside=PendingBeside(*pending_beside) if pending_beside else None,
     )
 
 

@@ -27,7 +27,9 @@ from app.views.classroom import ClassroomView, classroom_view
 from app.views.controls import ControlsView, controls_view
 from app.views.evidence import (
     BlockDetail,
+    ChainComparison,
     EvidenceView,
+    beside_chain,
     block_detail,
     evidence_view,
 )
@@ -42,6 +44,7 @@ from app.views.sweep_chart import SweepChart, sweep_chart
 from app.words import say
 from witness import RequestTrace, Settings
 from witness.core.settings import SEED_MAX
+from witness.methods.block import is_chain
 
 SLICE_NOTE = say("controls.slice.note", blocks=f"{SLICE_BLOCKS:,}".replace(",", " "))
 
@@ -95,7 +98,9 @@ class LiveView:
     carry: tuple[CarryRow, ...]
     classroom: ClassroomView
     sweep: SweepChart | None  # None: a placeholder that fetches the sweep
-    batch: BatchView | None  # speculation against batch size (behind the prediction too)
+    # Speculation against batch size, the sweep's batch axis: drawn with the sweep (inline on
+    # a page, fetched with it after a slider's answer); None without a machine.
+    batch: BatchView | None
     slice: SliceView | None  # None: a placeholder (or the button that runs the slice)
     slice_note: str
     race: RacePanel  # the policy race: drawn on a whole page with race=1, else its button
@@ -120,6 +125,7 @@ class StationView:
 @dataclass(frozen=True, slots=True)
 class SweepFragment:
     sweep: SweepChart | None
+    batch: BatchView | None
     links: SweepLinks
 
 
@@ -136,16 +142,16 @@ class SliceFragment:
 def live_view(
     state: StationState, app: AppSettings, witness: Witness, *, draw_detail: bool | None = None
 ) -> LiveView:
-    """``draw_detail``: draw the worked block in place, or leave a placeholder that fetches it
-    (`block_fragment`). By default a fragment that selects a block (a click in the request's
-    text) draws it, and a slider's fragment (which names no block) leaves the placeholder."""
+    """``draw_detail``: draw the worked block and the comparison with the chain in place, or
+    leave placeholders that fetch them (`block_fragment`, `beside_fragment`). By default a
+    fragment that selects a block (a click in the request's text) draws them, and a slider's
+    fragment (which names no block) leaves the placeholders."""
     s = state.settings
     if draw_detail is None:
         draw_detail = state.block is not None
     trace = witness.trace(s)
     selected = selected_block(state, trace)
     evidence = invariant = verdict = readout = None
-    batch = None
     if state.prediction is not None:
         # One link per block: the canonical query without a block, then `block=N` (it is
         # always last), instead of re-encoding the whole state for every block. The script
@@ -163,15 +169,17 @@ def live_view(
             witness.quick_check(s),
             hrefs,
             ens,
-            beside=witness.beside_chain(s),
+            beside=witness.beside_chain(s) if draw_detail else None,
             judged=judged,
             pending=None if draw_detail else (state.url("/station/block"), state.url()),
+            pending_beside=(
+                None if draw_detail or is_chain(s) else (state.url("/station/beside"), state.url())
+            ),
         )
         invariant = invariant_view(trace, ens, s, judged=judged)
         readout = readout_view(trace, ens, invariant, s)
         cmp = witness.compare(state.prediction.base, s)
         verdict = verdict_view(state.prediction, cmp, trace, s)
-        batch = batch_view(s, ens.alpha)
     return LiveView(
         state=state,
         settings=s,
@@ -189,7 +197,7 @@ def live_view(
         carry=carry_rows(state),
         classroom=classroom_view(state),
         sweep=None,
-        batch=batch,
+        batch=None,
         slice=None,
         slice_note=SLICE_NOTE,
         race=race_panel(state, witness, draw=False),
@@ -203,6 +211,7 @@ def station_view(state: StationState, app: AppSettings, witness: Witness) -> Sta
         live = replace(
             live,
             sweep=sweep_chart(witness.sweep(s), s),
+            batch=batch_view(s, witness.ensemble(s).alpha),
             slice=_slice(state, witness),
             race=race_panel(state, witness, draw=True),
         )
@@ -248,12 +257,36 @@ def block_fragment(state: StationState, witness: Witness) -> BlockFragment:
     return BlockFragment(block_detail(block, s, len(trace.prompt_words)))
 
 
-def sweep_fragment(state: StationState, witness: Witness) -> SweepFragment:
-    """The draft-length sweep alone; it is evidence, so it stays behind the prediction too."""
+@dataclass(frozen=True, slots=True)
+class BesideFragment:
+    comparison: ChainComparison | None  # None: the chain itself, or before a prediction
+    locked: bool  # before a prediction the evidence is still locked
+
+
+def beside_fragment(state: StationState, witness: Witness) -> BesideFragment:
+    """This method beside its chain twin alone, fetched once a slider's evidence has settled."""
     if state.prediction is None:
-        return SweepFragment(None, SweepLinks(""))
+        return BesideFragment(None, locked=True)
     s = state.settings
-    return SweepFragment(sweep_chart(witness.sweep(s), s), SweepLinks(state.url("/station/sweep")))
+    beside = witness.beside_chain(s)
+    if beside is None:
+        return BesideFragment(None, locked=False)
+    return BesideFragment(
+        beside_chain(witness.trace(s), s, witness.ensemble(s), beside), locked=False
+    )
+
+
+def sweep_fragment(state: StationState, witness: Witness) -> SweepFragment:
+    """The draft-length sweep alone, with its batch axis on a machine; it is evidence, so it
+    stays behind the prediction too."""
+    if state.prediction is None:
+        return SweepFragment(None, None, SweepLinks(""))
+    s = state.settings
+    return SweepFragment(
+        sweep_chart(witness.sweep(s), s),
+        batch_view(s, witness.ensemble(s).alpha),
+        SweepLinks(state.url("/station/sweep")),
+    )
 
 
 def slice_fragment(state: StationState, witness: Witness) -> SliceFragment:

@@ -158,3 +158,35 @@ def test_the_worked_block_stays_behind_the_prediction(client: TestClient) -> Non
     assert r.status_code == 200
     assert find(r.text, data_testid="block-detail-locked")
     assert "Drafted tokens" not in r.text
+
+
+TREE_TICK = f"{TICK.replace('k=5', 'k=4')}&tree_width=2"
+
+
+def test_the_comparison_with_the_chain_waits_for_the_tick_to_settle(client: TestClient) -> None:
+    tick = client.get(f"/station/evidence?{TREE_TICK}").text
+    pending = find(tick, data_testid="beside-chain-pending")
+    assert len(pending) == 1 and not find(tick, data_testid="beside-chain")
+    href = pending[0].attrs["hx-get"]
+    assert href.startswith("/station/beside?") and pending[0].attrs["hx-trigger"] == "load"
+    beside = client.get(href)
+    assert beside.status_code == 200
+    page = client.get(f"/station?{TREE_TICK}").text
+    drawn = re.search(r'<div class="beside-chain" id="beside-chain".*?\n</div>', page, re.S)
+    assert drawn is not None and drawn.group(0) in beside.text  # the page draws the same table
+
+
+def test_the_chain_waits_for_nothing_beside_itself(client: TestClient) -> None:
+    """The teeth of the test above: a chain's tick has no placeholder, and answered alone the
+    route says there is nothing to compare instead of a blank."""
+    tick = client.get(f"/station/evidence?{TICK}").text
+    assert not find(tick, data_testid="beside-chain-pending")
+    alone = client.get(f"/station/beside?{TICK}")
+    assert alone.status_code == 200 and find(alone.text, data_testid="beside-chain-none")
+
+
+def test_the_comparison_with_the_chain_stays_behind_the_prediction(client: TestClient) -> None:
+    r = client.get("/station/beside?tree_width=2")
+    assert r.status_code == 200
+    assert find(r.text, data_testid="beside-chain-locked")
+    assert "at equal draft work" not in r.text

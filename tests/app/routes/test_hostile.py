@@ -49,6 +49,7 @@ PAGES = ("/", "/station", "/station/worksheet", "/station/predict")  # whole pag
 FRAGMENTS = (
     "/station/evidence",
     "/station/block",
+    "/station/beside",
     "/station/sweep",
     "/station/slice",
     "/station/step",
