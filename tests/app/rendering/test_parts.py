@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.contract.generate import contract_js
 from app.rendering.parts import HEADER, MAX_HELD, cut, digest, held, part, unmark
+from app.state.query import PREDICTION_FIELDS
 from tests.app.forms import PREDICTED, find, parse
 
 # ----------------------------------------------------------------------------- the stamp
@@ -140,40 +141,28 @@ def test_the_controls_name_the_header_the_server_reads() -> None:
     assert f'"{HEADER}"' in contract_js()
 
 
-def test_the_worked_block_waits_for_the_tick_to_settle(client: TestClient) -> None:
-    tick = client.get(f"/station/evidence?{TICK}").text
-    pending = find(tick, data_testid="block-detail-pending")
-    assert len(pending) == 1 and not find(tick, data_testid="block-detail")
-    href = pending[0].attrs["hx-get"]
-    assert href.startswith("/station/block?") and pending[0].attrs["hx-trigger"] == "load"
-    block = client.get(href)
-    assert block.status_code == 200
-    page = client.get(f"/station?{TICK}").text
-    drawn = re.search(r'<div class="block-detail" id="block-detail".*?\n</div>', page, re.S)
-    assert drawn is not None and drawn.group(0) in block.text  # the page draws the same block
-
-
-def test_the_worked_block_stays_behind_the_prediction(client: TestClient) -> None:
-    r = client.get("/station/block?k=6")
-    assert r.status_code == 200
-    assert find(r.text, data_testid="block-detail-locked")
-    assert "Drafted tokens" not in r.text
-
-
 TREE_TICK = f"{TICK.replace('k=5', 'k=4')}&tree_width=2"
+# What a slider's answer leaves for later: (its query, the element's id, its route).
+DEFERRED = [
+    pytest.param(TICK, "block-detail", "/station/block", id="worked-block"),
+    pytest.param(TREE_TICK, "beside-chain", "/station/beside", id="beside-chain"),
+]
 
 
-def test_the_comparison_with_the_chain_waits_for_the_tick_to_settle(client: TestClient) -> None:
-    tick = client.get(f"/station/evidence?{TREE_TICK}").text
-    pending = find(tick, data_testid="beside-chain-pending")
-    assert len(pending) == 1 and not find(tick, data_testid="beside-chain")
+@pytest.mark.parametrize(("query", "testid", "route"), DEFERRED)
+def test_what_waits_for_the_tick_to_settle_is_what_the_page_draws(
+    client: TestClient, query: str, testid: str, route: str
+) -> None:
+    tick = client.get(f"/station/evidence?{query}").text
+    pending = find(tick, data_testid=f"{testid}-pending")
+    assert len(pending) == 1 and not find(tick, data_testid=testid)
     href = pending[0].attrs["hx-get"]
-    assert href.startswith("/station/beside?") and pending[0].attrs["hx-trigger"] == "load"
-    beside = client.get(href)
-    assert beside.status_code == 200
-    page = client.get(f"/station?{TREE_TICK}").text
-    drawn = re.search(r'<div class="beside-chain" id="beside-chain".*?\n</div>', page, re.S)
-    assert drawn is not None and drawn.group(0) in beside.text  # the page draws the same table
+    assert href.startswith(f"{route}?") and pending[0].attrs["hx-trigger"] == "load"
+    later = client.get(href)
+    assert later.status_code == 200
+    page = client.get(f"/station?{query}").text
+    drawn = re.search(rf'<div class="{testid}" id="{testid}".*?\n</div>', page, re.S)
+    assert drawn is not None and drawn.group(0) in later.text  # the page draws the same
 
 
 def test_the_chain_waits_for_nothing_beside_itself(client: TestClient) -> None:
@@ -185,8 +174,11 @@ def test_the_chain_waits_for_nothing_beside_itself(client: TestClient) -> None:
     assert alone.status_code == 200 and find(alone.text, data_testid="beside-chain-none")
 
 
-def test_the_comparison_with_the_chain_stays_behind_the_prediction(client: TestClient) -> None:
-    r = client.get("/station/beside?tree_width=2")
+@pytest.mark.parametrize(("query", "testid", "route"), DEFERRED)
+def test_what_waits_stays_behind_the_prediction(
+    client: TestClient, query: str, testid: str, route: str
+) -> None:
+    unpredicted = "&".join(f for f in query.split("&") if f.split("=")[0] not in PREDICTION_FIELDS)
+    r = client.get(f"{route}?{unpredicted}")
     assert r.status_code == 200
-    assert find(r.text, data_testid="beside-chain-locked")
-    assert "at equal draft work" not in r.text
+    assert find(r.text, data_testid=f"{testid}-locked") and not find(r.text, data_testid=testid)

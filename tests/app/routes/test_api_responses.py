@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from fastapi.responses import JSONResponse
 from fastapi.testclient import TestClient
@@ -15,7 +16,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from app.routes import api_models, route
 from tests.app.routes.test_api import SETTINGS_ROUTES
-from witness import Settings, acceptance_rate, output_distribution, residual, serve_request
+from witness import Settings, output_distribution, serve_request
 from witness.judge.evaluation import evaluate, first_position
 from witness.judge.expected import ensemble_of
 from witness.judge.sweep import sweep_k
@@ -61,23 +62,34 @@ def test_trace_and_sweep_send_the_bytes_their_dicts_did(
 
 
 @pytest.mark.parametrize("params", STATES, ids=_ids)
-def test_distributions_send_the_bytes_the_hand_built_dict_did(
+def test_distributions_are_the_switch_tables_laws(
     client: TestClient, params: dict[str, Any]
 ) -> None:
-    p, q = first_position(Settings.model_validate(params))
-    before = {
-        "vocab": list(tiny_models().vocab),
-        "alpha": float(acceptance_rate(p, q)),
-        "p": p.tolist(),
-        "q": q.tolist(),
-        "residual": residual(p, q).tolist(),
-        "output": {
-            "lossless": output_distribution(p, q).tolist(),
-            "no_repair": output_distribution(p, q, repair=False).tolist(),
-            "no_verify": output_distribution(p, q, verify=False).tolist(),
-        },
-    }
-    assert client.get("/api/distributions", params=params).content == UNTYPED.dump_json(before)
+    """The first drafted position's p and q, and what each mode emits there: verify and
+    repair give p back, repair off leans toward q by min(p, q) + (1 − α)·p, no verify is q."""
+    body = client.get("/api/distributions", params=params).json()
+    p, q = np.array(body["p"]), np.array(body["q"])
+    assert body["vocab"] == list(tiny_models().vocab) and len(p) == len(q) == len(body["vocab"])
+    for law in (p, q, np.array(body["residual"]), *map(np.array, body["output"].values())):
+        assert law.min() >= 0 and abs(law.sum() - 1) < 1e-9
+    alpha = body["alpha"]
+    assert alpha == pytest.approx(np.minimum(p, q).sum(), abs=1e-12)
+    assert alpha == pytest.approx(1 - 0.5 * np.abs(p - q).sum(), abs=1e-12)
+    out = {mode: np.array(law) for mode, law in body["output"].items()}
+    assert np.allclose(out["lossless"], p, atol=1e-12)
+    assert np.allclose(out["no_verify"], q, atol=0)
+    assert np.allclose(out["no_repair"], np.minimum(p, q) + (1 - alpha) * p, atol=1e-12)
+    # The residual is where p exceeds q, renormalised: it repairs exactly what rejection lost.
+    assert np.allclose(np.minimum(p, q) + (1 - alpha) * np.array(body["residual"]), p, atol=1e-12)
+    # …and the request's p and q are the witness's own at this state, not any distribution.
+    want_p, want_q = first_position(Settings.model_validate(params))
+    assert np.array_equal(p, want_p) and np.array_equal(q, want_q)
+
+
+def test_a_broken_repair_is_not_the_lossless_law() -> None:
+    """The teeth of the laws above: repair off, away from p = q, is not p."""
+    p, q = first_position(Settings(match=0.3))
+    assert not np.allclose(output_distribution(p, q, repair=False), p, atol=1e-6)
 
 
 @pytest.mark.parametrize(

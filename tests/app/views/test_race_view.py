@@ -4,17 +4,27 @@ ends, one and two tokens, a tree raced as its chain)."""
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 
 from app.views import fmt
-from app.views.race import NAMES, RaceView, race_fragment, race_panel, race_view, verdict
+from app.views.race import (
+    NAMES,
+    VERDICTS,
+    RaceView,
+    race_fragment,
+    race_panel,
+    race_view,
+    verdict,
+)
 from app.words import Sentence
 from tests.app.forms import PREDICTED
 from tests.app.view_models import WITNESS, state_of
 from witness import Settings
 from witness.judge.adaptive import POLICIES, race, race_ensemble
 from witness.judge.ensemble import Estimate
-from witness.judge.ranking import rank, standing
+from witness.judge.ranking import Standing, rank, standing
 
 
 def _view(**kw: object) -> tuple[RaceView, Settings]:
@@ -162,16 +172,13 @@ def test_the_panel_is_behind_the_prediction_and_drawn_only_when_asked() -> None:
     assert any("race must be 0 or 1" in m for m in fragment.race.problems)
 
 
-def test_verdict_rule() -> None:
-    def est(mean: float, lo: float, hi: float, low: float = 0.5, high: float = 2.0) -> Estimate:
-        return Estimate(mean, 0.1, low, high, lo, hi, 32)
-
-    assert verdict(est(1.5, 1.2, 1.8)) == "faster"
-    assert verdict(est(0.8, 0.7, 0.9)) == "slower"
-    assert verdict(est(1.005, 1.001, 1.009)) == "within noise"  # under the 1% margin
-    assert verdict(est(1.1, 0.9, 1.3)) == "within noise"
-    assert verdict(est(1.0, 1.0, 1.0, 1.0, 1.0)) == "the same"
-    assert verdict(est(float("inf"), float("inf"), float("inf"))) == "unbounded"
+def test_the_table_words_every_standing_once() -> None:
+    """The judgement is the witness's (tests/witness/test_ranking.py); the view only words
+    it: one distinct word per standing, and the word of the standing it is given."""
+    assert set(VERDICTS) == set(get_args(Standing))
+    assert len(set(VERDICTS.values())) == len(VERDICTS)
+    faster = Estimate(1.5, 0.1, 0.5, 2.0, 1.2, 1.8, 32)
+    assert verdict(faster) == VERDICTS[standing(faster)] == "faster"
 
 
 def _part(sentence: str, name: str) -> Sentence:
