@@ -26,10 +26,11 @@ from app.rendering.pipeline import GZIP_LEVEL, Env, Pipeline
 from app.rendering.refusals import validation_refused
 from app.rendering.requests import RequestShape
 from app.rendering.templating import make_templates
-from app.routes import api, pages, roofline, route, steps, study
-from app.routes import race as race_routes
-from app.routes.api_models import Health
-from app.services import Witness
+from app.station.routes import api, pages, roofline, route, steps
+from app.station.routes import race as race_routes
+from app.station.routes.api_models import Health
+from app.station.services import Witness
+from app.study import routes as study
 from witness.models.lm import tiny_models
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,7 +73,7 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
         redirect_slashes=False,
     )
     # Everything the app keeps lives here, made fresh for each app: its settings, its witness
-    # results (app/services.py), its renders, and the two lanes new work waits in
+    # results (app/station/services.py), its renders, and the two lanes new work waits in
     # (app/rendering/lanes.py).
     app.state.settings = settings
     app.state.witness = Witness()

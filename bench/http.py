@@ -373,7 +373,8 @@ def bench_heaviest(port: int, server: int, n: int = 40) -> None:
 
 def bench_memory(port: int, server: int, states: int, clients: int = 4) -> None:
     """RSS of the server after ``states`` distinct states, read every quarter of the way:
-    flat once the caches are full (their sizes: app/services.py, app/rendering/pipeline.py)."""
+    flat once the caches are full (their sizes: app/station/services.py,
+    app/rendering/pipeline.py)."""
     print(
         f"\n4. Memory: {states} distinct states from {clients} clients; RSS of every server process"
     )

@@ -69,9 +69,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from app.config import AppSettings  # noqa: E402
-from app.services import QUICK_SLICE_BLOCKS, Witness, quick_key  # noqa: E402
-from app.state.query import parse_state  # noqa: E402
-from app.views.station import live_view  # noqa: E402
+from app.station.services import QUICK_SLICE_BLOCKS, Witness, quick_key  # noqa: E402
+from app.station.state.query import parse_state  # noqa: E402
+from app.station.views.station import live_view  # noqa: E402
 from witness import RequestCache, Settings, serve_request  # noqa: E402
 from witness.core.modes import mode_of  # noqa: E402
 from witness.core.settings import DISTINCT_WIDTH_MAX, max_depth  # noqa: E402
@@ -122,7 +122,7 @@ def clear_caches() -> None:
 
 
 def quick_check(s: Settings, c: RequestCache) -> object:
-    """What `Witness.quick_check` runs, on its reduced key (`app.services.quick_key`)."""
+    """What `Witness.quick_check` runs, on its reduced key (`app.station.services.quick_key`)."""
     return first_token_check(quick_key(s), mode_of(s.verify, s.repair), QUICK_BLOCKS, cache=c)
 
 

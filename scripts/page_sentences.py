@@ -72,8 +72,8 @@ STATES: dict[str, dict[str, str]] = {
 
 
 def preset_states() -> dict[str, dict[str, str]]:
-    from app.state.presets import PRESETS
-    from app.state.query import StationState
+    from app.station.state.presets import PRESETS
+    from app.station.state.query import StationState
 
     out = {}
     for p in PRESETS:
@@ -85,7 +85,7 @@ def preset_states() -> dict[str, dict[str, str]]:
 def _marks() -> dict[str, tuple[str, str]]:
     """A token's mark drawn by CSS, as a reader gets it: style -> (glyph, label)."""
     try:
-        from app.views.marks import MARKS
+        from app.station.views.marks import MARKS
     except ImportError:  # a tree that writes the marks into the HTML
         return {}
     return {m.style: (m.glyph, m.label) for m in MARKS.values()}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from app.contract.route import WORKLOAD_FIELDS
-from app.state.presets import BY_ID
+from app.station.state.presets import BY_ID
 
 
 def longest_query(prompt: str) -> str:

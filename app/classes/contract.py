@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.contract.route import STATION_ID, Intervention
-from app.state.options import ViewOptions
-from app.state.presets import PRESETS, Preset
-from app.state.query import StationState
+from app.station.state.options import ViewOptions
+from app.station.state.presets import PRESETS, Preset
+from app.station.state.query import StationState
 from witness import Settings
 
 # A learner's class membership, in this browser only: {v, code, learner, follow, question,

@@ -46,7 +46,7 @@ from app.classes.pages import (
 )
 from app.contract.route import Intervention
 from app.rendering.pipeline import Context, Env, Page
-from app.state.query import INTERVENTION_LABELS
+from app.station.state.query import INTERVENTION_LABELS
 
 router = APIRouter(include_in_schema=False)
 COOKIE_PATH = "/class"  # both posts are under it; the station's own pages never see it

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from app.contract.route import Intervention
-from app.state.presets import PRESETS
+from app.station.state.presets import PRESETS
 
 # What a learner may predict: the station's five interventions (skip is not a prediction).
 PREDICTABLE: tuple[str, ...] = tuple(i.value for i in Intervention if i is not Intervention.SKIP)
@@ -37,7 +37,7 @@ class ClassInfo:
     """A class as a learner's page sees it: never its key."""
 
     code: str
-    question: str  # a preset id (app.state.presets.PRESETS)
+    question: str  # a preset id (app.station.state.presets.PRESETS)
     question_title: str
     revealed: bool  # the current question's answer has been revealed
     expires_at: datetime

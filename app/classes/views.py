@@ -4,8 +4,8 @@ Everything here is a pure function of a class's snapshot (counts of validated en
 never anything a learner typed) and, for the reveal, of the app's `Witness`: the station's
 own verdict on each intervention the class chose, applied to the question's preset, judged
 over the preset's seeds exactly as a learner's station judges it
-(`Witness.compare`, `app/views/judgement.py`; the distribution from the exact check of the
-served request, as `app/views/gates.py` `verdict_view` does). So the projector and every
+(`Witness.compare`, `app/station/views/judgement.py`; the distribution from the exact check of the
+served request, as `app/station/views/gates.py` `verdict_view` does). So the projector and every
 learner's station say the same thing about the same intervention.
 
 Every sentence is written for each case it can meet: nobody, one learner, many; faster,
@@ -20,13 +20,13 @@ from dataclasses import dataclass
 
 from app.classes.contract import CLASS_INTERVENTIONS, CLASS_PRESET_BY_ID, ClassPreset
 from app.contract.route import Intervention
-from app.services import Witness
-from app.state.interventions import apply_intervention
-from app.state.presets import BY_ID
-from app.state.query import INTERVENTION_LABELS
-from app.views import fmt
-from app.views.judgement import counted, every_one_of
-from app.views.prediction import arrows, moved
+from app.station.services import Witness
+from app.station.state.interventions import apply_intervention
+from app.station.state.presets import BY_ID
+from app.station.state.query import INTERVENTION_LABELS
+from app.station.views import fmt
+from app.station.views.judgement import counted, every_one_of
+from app.station.views.prediction import arrows, moved
 from app.words import Sentence, say
 from witness.judge.ensemble import Comparison
 

@@ -22,9 +22,9 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from app.contract.route import WORKLOAD_FIELDS, Intervention
-from app.state.options import VIEWS, ViewOptions
-from app.state.presets import BY_ID
-from app.state.query import ORIGINS, Prediction, StationState, number_text, parse_state
+from app.station.state.options import VIEWS, ViewOptions
+from app.station.state.presets import BY_ID
+from app.station.state.query import ORIGINS, Prediction, StationState, number_text, parse_state
 from witness import Settings
 from witness.core.settings import choices, field_bounds
 

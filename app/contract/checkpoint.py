@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.contract.route import MEMORY_VERSION, OBJECT_ID, STATION_ID
-from app.services import Witness
-from app.state.query import StationState
-from app.views.evidence import first_rejection_text
-from app.views.gates import invariant_view, verdict_view
-from app.views.judgement import optimum_sentence, savings
-from app.views.pricing import cost_short
+from app.station.services import Witness
+from app.station.state.query import StationState
+from app.station.views.evidence import first_rejection_text
+from app.station.views.gates import invariant_view, verdict_view
+from app.station.views.judgement import optimum_sentence, savings
+from app.station.views.pricing import cost_short
 from witness import Settings
 from witness.core.theory import break_even_alpha, speculation_pays
 from witness.core.trace import RequestTrace

@@ -11,7 +11,8 @@ From app/contract/route.py and witness/core/settings.py (through app/contract/sc
   by scripts/compile-validator.mjs (Ajv standalone code bundled by esbuild; needs `npm ci`);
 - docs/settings.md: every setting of the server and of the instrument, from their models
   (app/contract/settings_doc.py);
-- static/css/marks.css: a served token's marks and their alternative text (app/views/marks.py).
+- static/css/marks.css: a served token's marks and their alternative text
+  (app/station/views/marks.py).
 
 The schema, contract.js, settings.md and marks.css are committed, so the contract reads in the
 repository as it is served. The validator is a build product, mostly Ajv's own run-time
@@ -43,7 +44,7 @@ from app.contract.schema import (
 )
 from app.contract.settings_doc import settings_md
 from app.rendering.parts import HEADER as PARTS_HEADER
-from app.views.marks import marks_css
+from app.station.views.marks import marks_css
 from witness.core.settings import Settings, field_bounds
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ were never closed). This protocol, `--http app.edge.protocol:StationProtocol`:
   plain close when nothing did;
 - turns Nagle's algorithm off on every connection. With `--workers N` uvicorn binds the
   listening socket itself with ``proto`` 0, and asyncio sets TCP_NODELAY only on sockets
-  that report IPPROTO_TCP (uvicorn issue 3149): each keep-alive answer then waited on the
+  that report IPPROTO_TCP (encode/uvicorn#3149): each keep-alive answer then waited on the
   client's delayed ACK, ~44 ms for a /healthz that takes 1 ms (bench/http.py, 2 workers).
 
 The protocol subclasses uvicorn's `H11Protocol` and reaches into it (its h11 connection, its

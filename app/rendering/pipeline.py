@@ -35,7 +35,7 @@ from app.rendering.lanes import Busy, Gone, Lanes
 from app.rendering.memo import Memo
 from app.rendering.parts import HEADER as PARTS_HEADER
 from app.rendering.parts import Span, cut, held, unmark
-from app.services import Witness
+from app.station.services import Witness
 
 # Level 3, not Starlette's 9: on a 57 KB evidence fragment level 3 takes 0.18 ms for 11.5 KB,
 # level 5 0.55 ms for 10.4 KB and level 9 1.2 ms for 10.3 KB. A new state pays it once, on the

@@ -3,7 +3,7 @@
 FastAPI's own answer repeats every refused input whole: a 1 MB prompt came back as 1 MB of
 JSON (16 KiB behind the server's head limit, app/edge/protocol.py), and a parameter's name is
 echoed in its location. Here each error keeps its location, message and type, with a name or
-value cut to what a message may show (`app.state.query.shown_key`), and its input only when
+value cut to what a message may show (`app.station.state.query.shown_key`), and its input only when
 it is that short already.
 """
 
@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.requests import Request
 
-from app.state.query import shown_key
+from app.station.state.query import shown_key
 
 SHORT = 40  # characters: as much of a name or value as a message shows (shown_key)
 

@@ -9,7 +9,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from app.contract import route
 from app.rendering.parts import part
-from app.state.query import number_text
+from app.station.state.query import number_text
 
 TEMPLATES_DIR = Path(__file__).resolve().parents[2] / "templates"
 

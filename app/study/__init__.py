@@ -1,1 +1,1 @@
-"""The study card: its copy and the designOutline() exercise."""
+"""The study card: its copy, the designOutline() exercise and its route (`routes`)."""

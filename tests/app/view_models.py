@@ -11,10 +11,10 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from app.config import AppSettings
-from app.routes.steps import StepContext, step_context
-from app.services import Witness
-from app.state.query import StationState, parse_state
-from app.views.station import (
+from app.station.routes.steps import StepContext, step_context
+from app.station.services import Witness
+from app.station.state.query import StationState, parse_state
+from app.station.views.station import (
     LiveView,
     StationView,
     live_view,

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from playwright.sync_api import BrowserContext, Page, expect
 
-from app.state.presets import BY_ID
+from app.station.state.presets import BY_ID
 from tests.browser.helpers import PREDICTED_URL, axe, is_evidence
 from witness import Settings
 from witness.cost.batching import stops_paying

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from app.state.presets import BY_ID
+from app.station.state.presets import BY_ID
 from tests.browser.helpers import BrowserMonitor, axe, is_evidence
 
 SKIPPED = "/station?pred=skip"

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from app.services import Witness
+from app.station.services import Witness
 from witness import Settings
 from witness.judge.ensemble import compare, serve_ensemble
 from witness.judge.expected import (

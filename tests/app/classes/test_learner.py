@@ -106,8 +106,8 @@ def test_joining_is_refused_from_another_site_and_for_an_unknown_code(
 
 
 def test_the_banner_carries_the_recorded_prediction_on_a_class_question() -> None:
-    from app.state.query import parse_state
-    from app.views.station import class_send
+    from app.station.state.query import parse_state
+    from app.station.views.station import class_send
 
     state = parse_state([("pred", "skip_repair"), ("expect_kept", "no"), ("preset", FIRST.id)])
     fields = class_send(state)

@@ -27,10 +27,10 @@ from app.classes.views import (
     witnessed,
 )
 from app.contract.route import Intervention
-from app.state.interventions import apply_intervention
-from app.state.presets import BY_ID, PRESETS
-from app.state.query import parse_state
-from app.views.classroom import preset_state
+from app.station.state.interventions import apply_intervention
+from app.station.state.presets import BY_ID, PRESETS
+from app.station.state.query import parse_state
+from app.station.views.classroom import preset_state
 from app.words import Sentence
 from tests.app.view_models import WITNESS
 from witness.core.settings import Settings
@@ -249,7 +249,7 @@ def test_an_intervention_that_changes_nothing_says_so() -> None:
 
 def test_the_reveal_agrees_with_a_learner_s_station_on_the_same_prediction() -> None:
     """The station's verdict for a learner who predicted lengthen_k at the preset."""
-    from app.views.station import live_view
+    from app.station.views.station import live_view
     from tests.app.view_models import APP
 
     preset = BY_ID["well-matched"]

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from app.contract.bounds import longest_station_url, station_url_max
 from app.contract.schema import STATION_URL_MAX, route_memory_schema
-from app.state.query import number_text, parse_state
+from app.station.state.query import number_text, parse_state
 from tests.longest import longest_query
 from witness import Settings
 from witness.core.settings import field_bounds

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.contract.route import SETTINGS_ADDED_LATER, WORKLOAD_FIELDS
-from app.views.station import LiveView
+from app.station.views.station import LiveView
 from tests.app.forms import PREDICTED, find
 from tests.app.view_models import view_of
 from witness import Settings

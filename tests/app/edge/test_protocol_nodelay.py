@@ -1,4 +1,4 @@
-"""Every connection sends its answers at once, also with several workers (uvicorn issue 3149):
+"""Every connection sends its answers at once, also with several workers (encode/uvicorn#3149):
 a socket accepted from a listener bound as uvicorn's supervisor binds it has Nagle on."""
 
 from __future__ import annotations

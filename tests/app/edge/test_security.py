@@ -14,7 +14,7 @@ from tests.app.view_models import view_of
 
 def test_the_policy_allows_scripts_from_this_origin_only(client: TestClient) -> None:
     # What the policy says; that every kind of answer carries these very headers is
-    # test_every_answer_carries_the_security_headers (tests/app/routes/test_hostile.py).
+    # test_every_answer_carries_the_security_headers (tests/app/station/routes/test_hostile.py).
     r = client.get("/")
     csp = r.headers["content-security-policy"]
     directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))

@@ -15,7 +15,7 @@ from fastapi.responses import PlainTextResponse, Response
 from app.config import AppSettings
 from app.main import create_app
 from app.rendering.pipeline import Context, Env, Page, Pipeline
-from app.routes.route import ROUTE
+from app.station.routes.route import ROUTE
 from tests.loops import on_own_thread
 
 SLOW = 0.3  # seconds of (sleeping) work per slow render: long enough to overlap everything
@@ -116,7 +116,7 @@ def test_a_full_heavy_lane_answers_503_with_a_message() -> None:
 def test_a_full_heavy_lane_refuses_the_json_api_the_same_way(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from app.services import Witness
+    from app.station.services import Witness
 
     real: Callable[..., object] = Witness.sweep
 

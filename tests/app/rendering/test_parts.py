@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.contract.generate import contract_js
 from app.rendering.parts import HEADER, MAX_HELD, cut, digest, held, part, unmark
-from app.state.query import PREDICTION_FIELDS
+from app.station.state.query import PREDICTION_FIELDS
 from tests.app.forms import PREDICTED, find, parse
 
 # ----------------------------------------------------------------------------- the stamp

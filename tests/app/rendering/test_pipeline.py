@@ -8,7 +8,7 @@ from app.config import AppSettings
 from app.rendering.lanes import Lanes
 from app.rendering.pipeline import Context, Env, Page, Pipeline, encode
 from app.rendering.templating import make_templates
-from app.services import Witness
+from app.station.services import Witness
 
 ENV = Env(AppSettings(), Witness())
 

@@ -1,0 +1,201 @@
+"""Speculation against batch size: where verification stops being free (the sweep's batch axis).
+
+The numbers are `witness.cost.batching`'s table, at the station's α: the speedup at the current k,
+the best k for each batch and its speedup, and the batch from which the current k, and then
+every k, stops paying. With machine custom a pass costs the same at any batch, and the panel
+says so instead of drawing a flat line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import log2
+
+from app.station.views import fmt
+from app.station.views.charts import Point, polyline
+from app.words import Sentence, say
+from witness import Settings
+from witness.cost.batching import (
+    BATCH_MAX,
+    BATCHES,
+    BatchTable,
+    at_batch,
+    batch_table,
+    speedup_at,
+)
+from witness.cost.costing import costing, price, scored_per_sequence
+
+WIDTH, HEIGHT = 640, 260
+LEFT, RIGHT, TOP, BOTTOM = 56.0, 620.0, 24.0, 210.0
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRow:
+    batch: int
+    plain_ms: str  # one plain decoding step over the batch
+    verify_ms: str  # the verifying pass at the current k
+    price: str  # the price per draft at the current k
+    speedup: str  # the formula at the current k
+    best_k: int
+    best_speedup: str
+    fits: bool
+    current: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BatchView:
+    """The batch axis: a chart and a table, or only the sentence saying custom has none."""
+
+    summary: str
+    k: int = 0  # the draft length the table's "speedup at k" column is at
+    rows: tuple[BatchRow, ...] = ()
+    at_k: tuple[Point, ...] = ()
+    best: tuple[Point, ...] = ()
+    at_k_path: str = ""
+    best_path: str = ""
+    one_y: float = 0.0  # the 1× line
+    current_x: float = 0.0
+    y_ticks: tuple[tuple[float, str], ...] = ()
+    x_ticks: tuple[tuple[float, str], ...] = ()
+    context_note: str = ""
+    width: int = WIDTH
+    height: int = HEIGHT
+    left: float = LEFT
+    right: float = RIGHT
+    top: float = TOP
+    bottom: float = BOTTOM
+
+
+def batch_view(s: Settings, alpha: float) -> BatchView:
+    if not s.verify:
+        return BatchView(say("batch.none.unverified"))
+    cost = costing(s)
+    if cost.machine is None or cost.pair is None:
+        return BatchView(say("batch.none.custom"))
+    table = batch_table(s, alpha)
+    rows, at_k, best = [], [], []
+    values: list[float] = []
+    for pt in table.points:
+        rows.append(
+            BatchRow(
+                batch=pt.batch,
+                plain_ms=f"{pt.plain_seconds * 1e3:.2f}",
+                verify_ms=f"{pt.verify_seconds * 1e3:.2f}",
+                price=f"{pt.price:.3f}",
+                speedup=fmt.speedup(pt.speedup),
+                best_k=pt.best_k,
+                best_speedup=fmt.speedup(pt.best_speedup),
+                fits=pt.fits,
+                current=pt.batch == s.batch,
+            )
+        )
+        values += [pt.speedup, pt.best_speedup]
+    ceiling = max(1.5, max(values) * 1.1)
+
+    def x(b: int) -> float:
+        return round(LEFT + (RIGHT - LEFT) * (b.bit_length() - 1) / (len(BATCHES) - 1), 2)
+
+    def x_any(b: int) -> float:  # the current batch need not be a power of two
+        return round(LEFT + (RIGHT - LEFT) * log2(b) / log2(BATCHES[-1]), 2)
+
+    def y(v: float) -> float:
+        return round(BOTTOM - (BOTTOM - TOP) * min(v, ceiling) / ceiling, 2)
+
+    for row, (here, top) in zip(rows, zip(values[::2], values[1::2], strict=True), strict=True):
+        at_k.append(Point(x(row.batch), y(here), f"batch {row.batch}: k = {s.k} {row.speedup}"))
+        best.append(
+            Point(
+                x(row.batch), y(top), f"batch {row.batch}: best k = {row.best_k} {row.best_speedup}"
+            )
+        )
+    step = 0.5 if ceiling <= 4 else 1.0
+    y_ticks = tuple((y(i * step), f"{i * step:g}×") for i in range(int(ceiling // step) + 1))
+    x_ticks = tuple((x(b), str(b)) for b in BATCHES)
+    return BatchView(
+        summary=_summary(s, alpha, table),
+        k=s.k,
+        rows=tuple(rows),
+        at_k=tuple(at_k),
+        best=tuple(best),
+        at_k_path=polyline(at_k),
+        best_path=polyline(best),
+        one_y=y(1.0),
+        current_x=x_any(s.batch),
+        y_ticks=y_ticks,
+        x_ticks=x_ticks,
+        context_note=_context_note(s, alpha),
+    )
+
+
+def _summary(s: Settings, alpha: float, table: BatchTable) -> str:
+    now = say(
+        "batch.summary.now",
+        alpha=f"{alpha:.3f}",
+        machine=costing(s).machine_label,
+        batch=s.batch,
+        k=s.k,
+        speedup=fmt.speedup(speedup_at(s, alpha, s.batch)),
+    )
+    return " ".join((now, _at_k(s, alpha, table), _any_k(s, alpha, table)))
+
+
+def _at_k(s: Settings, alpha: float, table: BatchTable) -> Sentence:
+    """From which batch the current k stops paying, and why."""
+    here = table.stops_paying
+    if here is None:
+        return say("batch.summary.at_k.every_batch", k=s.k, batch_max=BATCH_MAX)
+    if here == 1:
+        return say("batch.summary.at_k.never", k=s.k)
+    there = costing(at_batch(s, here))
+    why = "compute_bound" if there.verify(scored_per_sequence(s)) > 1.0 + 1e-9 else "draft_kv"
+    before, after = speedup_at(s, alpha, here - 1), speedup_at(s, alpha, here)
+    return say(
+        "batch.summary.at_k.stops",
+        k=s.k,
+        batch=here,
+        before=f"{before:.3f}×",
+        previous=here - 1,
+        after=f"{after:.3f}×",
+        why=say(f"batch.summary.why.{why}"),
+    )
+
+
+def _any_k(s: Settings, alpha: float, table: BatchTable) -> Sentence:
+    """From which batch no k pays: where a serving system turns speculation off."""
+    none = table.none_pays
+    if none is None:
+        return say("batch.summary.any_k.every_batch")
+    if none == 1:
+        return say("batch.summary.any_k.never")
+    return say(
+        "batch.summary.any_k.stops",
+        batch=none,
+        alpha=f"{alpha:.3f}",
+        price=f"{price(at_batch(s, none), 1):.3f}",
+    )
+
+
+def _context_note(s: Settings, alpha: float) -> str:
+    """What the context does to the win at this batch, from the numbers either way."""
+    if s.context == 0:
+        return say("batch.context.none")
+    bare = s.model_copy(update={"context": 0})
+    with_kv, without = speedup_at(s, alpha, s.batch), speedup_at(bare, alpha, s.batch)
+    plain_kv, plain_bare = costing(s).plain_seconds, costing(bare).plain_seconds
+    if abs(with_kv - without) < 0.005:
+        effect = say("batch.context.effect.same")
+    else:
+        direction = "raises" if with_kv > without else "lowers"
+        effect = say(
+            f"batch.context.effect.{direction}",
+            without=fmt.speedup(without),
+            with_kv=fmt.speedup(with_kv),
+        )
+    return say(
+        "batch.context.note",
+        context=s.context,
+        batch=s.batch,
+        plain_kv=f"{plain_kv * 1e3:.2f}",
+        plain_bare=f"{plain_bare * 1e3:.2f}",
+        effect=effect,
+    )
