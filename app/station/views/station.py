@@ -104,8 +104,8 @@ class LiveView:
     carry: tuple[CarryRow, ...]
     classroom: ClassroomView
     sweep: SweepChart | None  # None: a placeholder that fetches the sweep
-    # Speculation against batch size, the sweep's batch axis: drawn with the sweep (inline on
-    # a page, fetched with it after a slider's answer); None without a machine.
+    # Speculation against batch size, the sweep's batch axis: drawn with the sweep, so None
+    # wherever the sweep is (a slider's answer leaves both to the sweep's placeholder).
     batch: BatchView | None
     slice: SliceView | None  # None: a placeholder (or the button that runs the slice)
     slice_note: str
