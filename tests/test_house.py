@@ -24,6 +24,7 @@ PATH = re.compile(
 HISTORY_WORDS = re.compile(r"\b(?:[Ii]ssue|[Ss]top|[Ss]ession) #?\d+\b")
 README_MAX = 8 * 1024
 MODULE_MAX = 500  # lines of one witness module
+SELF = "tests/test_house.py"  # its teeth name what the rules refuse
 
 
 def _tracked() -> list[Path]:
@@ -51,7 +52,9 @@ def missing_paths(text: str) -> set[str]:
 
 
 def test_every_path_the_house_names_exists(house: dict[str, str]) -> None:
-    wrong = {f: sorted(missing) for f, t in house.items() if (missing := missing_paths(t))}
+    wrong = {
+        f: sorted(missing) for f, t in house.items() if f != SELF and (missing := missing_paths(t))
+    }
     assert not wrong, f"paths named that do not exist (moved or renamed?): {wrong}"
 
 
@@ -65,7 +68,7 @@ def test_the_house_speaks_in_the_present(house: dict[str, str]) -> None:
     said = {
         f: HISTORY_WORDS.findall(t)
         for f, t in house.items()
-        if f != "tests/test_house.py" and HISTORY_WORDS.search(t)
+        if f != SELF and HISTORY_WORDS.search(t)
     }
     assert not said, f"work history outside CHANGELOG.md: {said}"
 
