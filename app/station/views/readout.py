@@ -9,11 +9,14 @@ the readout costs no served request of its own.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from app.station.views import fmt
+from app.station.views.evidence import block_tokens
 from app.station.views.gates import Gate, InvariantView
 from app.station.views.judgement import LEVEL, counted, exact, formula_speedup
+from app.station.views.marks import MARKS
 from app.station.views.pricing import priced
 from app.words import Sentence, say
 from witness import Settings
@@ -54,10 +57,27 @@ class Sparkline:
 
 
 @dataclass(frozen=True, slots=True)
+class LaneMark:
+    style: str  # accepted, rejected, repaired, bonus, unchecked, argmax
+    glyph: str
+
+
+@dataclass(frozen=True, slots=True)
+class Lane:
+    """The served request as its marks, block by block: the accepted prefix, the first
+    rejection and what closed each block, readable without colour. Glyphs, not words, so a
+    slider's answer carries a few bytes per token."""
+
+    blocks: tuple[tuple[LaneMark, ...], ...]
+    summary: Sentence  # what a screen reader hears instead of the glyphs
+
+
+@dataclass(frozen=True, slots=True)
 class ReadoutView:
     readings: tuple[Reading, ...]
     gates: tuple[Gate, ...]
     spark: Sparkline | None  # None: verify off (no speculative curve to draw)
+    lane: Lane
 
 
 def readout_view(
@@ -105,7 +125,25 @@ def readout_view(
         readings,
         (invariant.correctness, invariant.savings),
         _spark(ens, s, est.mean) if s.verify else None,
+        lane(trace, s),
     )
+
+
+def lane(trace: RequestTrace, s: Settings) -> Lane:
+    typical = s.acceptance == "typical"
+    blocks = tuple(
+        tuple(LaneMark(t.mark.style, t.mark.glyph) for t in block_tokens(b, typical))
+        for b in trace.blocks
+    )
+    counts = Counter(m.style for b in blocks for m in b)
+    labels = ", ".join(f"{counts[style]} {MARKS[style].label}" for style in MARKS if counts[style])
+    summary = say(
+        "readout.lane.summary",
+        tokens=sum(n for style, n in counts.items() if style != "rejected"),
+        blocks=len(blocks),
+        counts=labels,
+    )
+    return Lane(blocks, summary)
 
 
 def _interval(est: Estimate) -> Sentence:
