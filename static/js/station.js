@@ -135,6 +135,22 @@ document.addEventListener("click", (event) => {
   });
 });
 
+// A fold or a why a reader opened stays open when a slider's answer redraws the panel that
+// holds it: the answer is rendered with every disclosure closed (it cannot know), so the ids
+// the reader opened are kept here and opened again after each swap.
+const opened = new Set();
+document.addEventListener("toggle", (event) => {
+  const details = event.target;
+  if (!(details instanceof HTMLDetailsElement) || !details.id) return;
+  if (details.open) opened.add(details.id);
+  else opened.delete(details.id);
+}, true);
+const reopen = () => {
+  for (const id of opened) document.getElementById(id)?.setAttribute("open", "");
+};
+document.addEventListener("htmx:afterSwap", reopen);
+document.addEventListener("htmx:oobAfterSwap", reopen);
+
 document.documentElement.classList.add("js");
 startStationMemory();
 startChartDownloads();

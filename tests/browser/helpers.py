@@ -17,6 +17,7 @@ from playwright.sync_api import (
     Page,
     Request,
     Response,
+    expect,
 )
 
 from tests.browser.chromium import ROOT
@@ -180,3 +181,14 @@ def seed_storage(page: Page, items: dict[str, str]) -> None:
 def storage_of(page: Page) -> dict[str, str]:
     stored: dict[str, str] = page.evaluate("() => Object.fromEntries(Object.entries(localStorage))")
     return stored
+
+
+def open_fold(page: Page, *names: str) -> None:
+    """Open folds and whys (templates/macros/fold.html) as a reader does, by a click on each
+    one's summary; one already open is left open. A name is the part after `fold-`/`why-`."""
+    for name in names:
+        details = page.locator(f"details#fold-{name}, details#why-{name}")
+        expect(details).to_be_attached()
+        if not details.evaluate("d => d.open"):
+            details.locator(":scope > summary").click()
+        expect(details).to_have_js_property("open", True)

@@ -83,14 +83,18 @@ WIDE = """() => {
     (el.classList.length ? '.' + [...el.classList].join('.') : '');
   if (document.documentElement.scrollWidth > innerWidth + 1)
     out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} px)`);
-  const scrollers = [];
+  const scrollers = [], hidden = [];
   for (const el of document.body.querySelectorAll('*')) {
     if (!el.checkVisibility()) continue;
     if (scrollers.some(s => s.contains(el))) continue;  // counted once, as its scroller
+    if (hidden.some(h => h.contains(el))) continue;
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) continue;
     const style = getComputedStyle(el);
-    if (style.position === 'absolute' && style.clip !== 'auto') continue;  // visually hidden
+    if (style.position === 'absolute' && style.clip !== 'auto') {  // visually hidden, with all it holds
+      hidden.push(el);
+      continue;
+    }
     if (r.right > innerWidth + 1 || r.left < -1) out.push(`${name(el)} is ${Math.round(r.width)} px wide`);
     else if (['auto', 'scroll'].includes(style.overflowX) && el.scrollWidth > el.clientWidth + 1) {
       out.push(`${name(el)} scrolls sideways (${el.scrollWidth} in ${el.clientWidth} px)`);

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.browser.helpers import PREDICTED_URL, axe, is_evidence, screenshot
+from tests.browser.helpers import PREDICTED_URL, axe, is_evidence, open_fold, screenshot
 
 EVIDENCE_PARTS = ("request-text", "figures", "exact-check", "sampled-check", "verdict-sentence")
 
@@ -23,6 +23,7 @@ def test_a_copied_link_reproduces_the_evidence_in_another_context(
     first: BrowserContext = new_context(permissions=["clipboard-read", "clipboard-write"])
     page = first.new_page()
     page.goto(f"{base_url}{PREDICTED_URL}")
+    open_fold(page, "presets")
     page.get_by_test_id("preset-mismatched").click()
     expect(page.get_by_test_id("preset-hint")).to_contain_text("Mismatched draft")
     with page.expect_response(is_evidence):
@@ -32,6 +33,7 @@ def test_a_copied_link_reproduces_the_evidence_in_another_context(
     expect(page.get_by_test_id("block-detail")).to_contain_text("Block 2")
     # The full link, with the prediction and its evidence, is the sharer's choice (by default
     # the link opens at the prediction: tests/browser/test_prediction_flow.py).
+    open_fold(page, "share")
     page.get_by_test_id("share-include").check()
     page.get_by_test_id("copy-link").click()
     expect(page.locator("#copy-status")).to_have_text(
@@ -50,6 +52,7 @@ def test_a_copied_link_reproduces_the_evidence_in_another_context(
 
 def test_presets_load_with_one_click_and_match_their_hints(page: Page) -> None:
     page.goto(PREDICTED_URL)
+    open_fold(page, "presets")
     page.get_by_test_id("preset-unsafe-shortcut").click()
     expect(page.get_by_test_id("preset-hint")).to_contain_text("What to try")
     expect(page.get_by_test_id("gate-correctness")).to_contain_text("fails")
@@ -63,6 +66,7 @@ def test_presets_load_with_one_click_and_match_their_hints(page: Page) -> None:
 
 def test_the_sweep_follows_a_slider_and_marks_the_optimum(page: Page) -> None:
     page.goto(PREDICTED_URL)
+    open_fold(page, "sweep")  # and it stays open while the slider redraws the evidence
     sweep = page.get_by_test_id("chart-sweep")
     expect(sweep).to_be_visible()
     before = page.locator("#sweep figcaption").inner_text()
@@ -93,6 +97,7 @@ def test_the_evaluation_slice_runs_and_judges_each_mode(page: Page) -> None:
 
 def test_every_chart_downloads_as_svg_and_png(page: Page, tmp_path: Path) -> None:
     page.goto(PREDICTED_URL + "&slice=1")
+    open_fold(page, "worked", "sweep")
     figures = page.locator("figure:has([data-download])")
     assert figures.count() >= 7  # repair, gauge, passes, sweep and three histograms
     for i in (0, 3):

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 from playwright.sync_api import BrowserContext, Page, expect
 
 from app.station.state.presets import BY_ID
-from tests.browser.helpers import PREDICTED_URL, axe, is_evidence
+from tests.browser.helpers import PREDICTED_URL, axe, is_evidence, open_fold
 from witness import Settings
 from witness.cost.batching import stops_paying
 from witness.cost.costing import costing
@@ -49,12 +49,14 @@ def test_the_batch_that_kills_the_win_draws_where_speculation_stops_paying(
     page: Page,
 ) -> None:
     page.goto(PREDICTED_URL)
+    open_fold(page, "presets")
     page.get_by_test_id("preset-batch-kills-win").click()
     expect(page.get_by_test_id("preset-hint")).to_contain_text("The batch that kills the win")
     expect(page).to_have_url(re.compile(r"[?&]batch=256(&|$)"))
     assert query(page)["machine"] == "h100" and query(page)["pred"] == "lengthen_k"
     preset = BY_ID["batch-kills-win"].settings
     here, _ = stops_paying(preset, ensemble_of(preset).alpha)  # at the station's α
+    open_fold(page, "sweep")
     expect(page.get_by_test_id("chart-batch")).to_be_visible()
     summary = page.get_by_test_id("batch-summary")
     expect(summary).to_contain_text("k = 4 stops paying from batch")

@@ -12,7 +12,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import axe
+from tests.browser.helpers import axe, open_fold
 
 RACING = 30_000  # ms: the race serves five policies on the seeded requests
 
@@ -20,6 +20,7 @@ RACING = 30_000  # ms: the race serves five policies on the seeded requests
 def _open(page: Page, preset: str) -> None:
     # A skipped prediction reveals the evidence and every held-back preset's chip.
     page.goto("/station?pred=skip")
+    open_fold(page, "presets")
     page.get_by_test_id(f"preset-{preset}").click()
     expect(page.get_by_test_id(f"preset-{preset}")).to_have_attribute("aria-current", "true")
     expect(page.get_by_test_id("evidence")).to_be_visible()
@@ -30,6 +31,7 @@ def test_the_batch_that_kills_the_win(page: Page) -> None:
     expect(page.locator("#in-machine-h100")).to_be_checked()
     expect(page.locator("#in-batch")).to_have_value("256")
     expect(page.get_by_test_id("batch-summary")).to_contain_text("stops paying from batch")
+    open_fold(page, "sweep")
     expect(page.get_by_test_id("chart-batch")).to_be_visible()
     current = page.get_by_test_id("batch-table").locator("tr[aria-current=true]")
     expect(current).to_contain_text("256 (now)")
@@ -54,6 +56,7 @@ def test_a_draft_that_never_agrees_and_its_recovery(page: Page) -> None:
     expect(page.locator("#in-draft_source-adversary")).to_be_checked()
     expect(page.get_by_test_id("readout")).to_contain_text("Savings fail")
     expect(page.get_by_test_id("readout")).to_contain_text("Correctness holds")
+    open_fold(page, "race")
     link = page.get_by_role("link", name="Race the policies")
     link.click()
     race = page.get_by_test_id("race")

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from app.station.state.presets import BY_ID
-from tests.browser.helpers import BrowserMonitor, axe, is_evidence
+from tests.browser.helpers import BrowserMonitor, axe, is_evidence, open_fold
 
 SKIPPED = "/station?pred=skip"
 
@@ -81,6 +81,7 @@ def test_the_control_opens_by_keyboard_and_follows_the_width_live(
 )
 def test_each_drafting_preset_loads_with_its_hint(page: Page, preset: str, url: str) -> None:
     page.goto(url)
+    open_fold(page, "presets")
     page.get_by_test_id(f"preset-{preset}").click()
     p = BY_ID[preset]
     hint = page.get_by_test_id("preset-hint")

@@ -15,7 +15,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import PREDICTED_URL, BrowserMonitor, seed_storage
+from tests.browser.helpers import PREDICTED_URL, BrowserMonitor, open_fold, seed_storage
 
 # A request that cannot leave the machine is reported by htmx and by the browser, in the
 # console; that is what this module makes happen, nothing else.
@@ -36,6 +36,7 @@ def test_offline_the_instrument_says_so_and_route_memory_keeps_working(
 ) -> None:
     monitor.allow_console_error(OFFLINE_CONSOLE)
     loaded(page, PREDICTED_URL)
+    open_fold(page, "sweep")
     expect(page.get_by_test_id("sweep")).to_be_visible()
     page.context.set_offline(True)
 
@@ -65,7 +66,7 @@ def test_offline_the_instrument_says_so_and_route_memory_keeps_working(
 
     # A chart still downloads: drawn from the page itself.
     with page.expect_download():
-        page.locator("button[data-download=svg]").first.click()
+        page.locator("button[data-download=svg]:visible").first.click()
 
     # Back online: the next slider move brings the evidence and clears the messages.
     page.context.set_offline(False)
@@ -82,6 +83,7 @@ def test_offline_a_panel_fetched_on_demand_says_it_could_not_be_fetched(
     monitor.allow_console_error(OFFLINE_CONSOLE)
     loaded(page, PREDICTED_URL)
     page.context.set_offline(True)
+    open_fold(page, "race", "roofline")
     for testid, panel in (("race-run", "#race"), ("roofline-measure", "#roofline")):
         page.get_by_test_id(testid).click()
         failed = page.locator(f"{panel} [data-testid=request-failed]")
@@ -93,6 +95,7 @@ def test_offline_a_panel_fetched_on_demand_says_it_could_not_be_fetched(
     expect(page.get_by_test_id("evidence-stale")).to_have_count(0)
 
     root = page.get_by_test_id("stepthrough")
+    open_fold(page, "stepthrough")
     root.get_by_test_id("st-next").click()
     failed = root.get_by_test_id("request-failed")
     expect(failed).to_be_visible()

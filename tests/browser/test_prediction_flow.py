@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.browser.helpers import PREDICTED_URL, BrowserMonitor, axe, is_evidence
+from tests.browser.helpers import PREDICTED_URL, BrowserMonitor, axe, is_evidence, open_fold
 
 PREDICTION_PARAMS = {"pred", "expect_faster", "expect_kept", "base"}
 
@@ -117,6 +117,7 @@ def test_without_javascript_the_intervention_is_shown_and_undone(
 
 def test_presets_that_name_the_outcome_appear_after_the_prediction(page: Page) -> None:
     page.goto("/")
+    open_fold(page, "presets")
     expect(page.get_by_test_id("preset-well-matched")).to_be_visible()
     for held in ("unsafe-shortcut", "draft-too-slow", "verify-off", "k-past-optimum", "p-equals-q"):
         expect(page.get_by_test_id(f"preset-{held}")).to_have_count(0)
@@ -139,6 +140,7 @@ def test_the_copied_link_opens_at_the_prediction_unless_the_sharer_includes_it(
     first = new_context(permissions=["clipboard-read", "clipboard-write"])
     page = first.new_page()
     page.goto(f"{base_url}{PREDICTED_URL}")
+    open_fold(page, "share")  # and it stays open while a slider redraws it
     expect(page.get_by_test_id("share-url")).to_be_visible()
     expect(page.get_by_test_id("share-url-full")).to_be_hidden()
     expect(page.get_by_test_id("share-include")).not_to_be_checked()
@@ -179,6 +181,7 @@ def test_the_copied_link_opens_at_the_prediction_unless_the_sharer_includes_it(
 def test_without_javascript_the_box_switches_the_shown_link(page_without_js: Page) -> None:
     page = page_without_js
     page.goto(PREDICTED_URL)
+    open_fold(page, "share")
     expect(page.get_by_test_id("copy-link")).to_be_hidden()  # needs a script
     field, full = page.get_by_test_id("share-url"), page.get_by_test_id("share-url-full")
     expect(field).to_be_visible()

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import BrowserContext, Page, Response, expect
 
-from tests.browser.helpers import PREDICTED_URL, axe
+from tests.browser.helpers import PREDICTED_URL, axe, open_fold
 
 POLICIES = ("fixed", "heuristic", "confidence", "oracle", "recovery")
 RACING = 30_000  # ms: the race serves five policies on 32 seeded requests (under 1 s alone)
@@ -42,6 +42,7 @@ def _check_panel(page: Page) -> None:
 
 def test_race_the_policies_swaps_the_panel_in_and_is_axe_clean(page: Page) -> None:
     page.goto(PREDICTED_URL)
+    open_fold(page, "race")
     link = page.get_by_role("link", name="Race the policies")
     expect(link).to_be_visible()
     with page.expect_response(is_race, timeout=RACING) as answer:
@@ -58,6 +59,7 @@ def test_race_the_policies_swaps_the_panel_in_and_is_axe_clean(page: Page) -> No
 def test_the_entry_and_the_panel_work_from_the_keyboard_on_a_phone(page: Page) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(PREDICTED_URL)
+    open_fold(page, "race")
     link = page.get_by_test_id("race-run")
     link.focus()
     expect(link).to_be_focused()
@@ -87,6 +89,7 @@ def test_without_javascript_the_link_opens_the_page_with_the_race(
     context = new_context(java_script_enabled=False)
     page = context.new_page()
     page.goto(PREDICTED_URL)
+    open_fold(page, "race")
     page.get_by_role("link", name="Race the policies").click()
     page.wait_for_url("**race=1**")
     _check_panel(page)

@@ -13,7 +13,7 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from tests.app.view_models import page_view
-from tests.browser.helpers import axe
+from tests.browser.helpers import axe, open_fold
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"  # a recorded skip at the defaults: evidence open
 SKIP_URL = f"/station?{SKIP}"
@@ -44,6 +44,7 @@ def _bars(page: Page) -> list[dict[str, Any]]:
 
 def test_the_stacked_segments_fill_p_bar_by_bar(page: Page) -> None:
     page.goto(SKIP_URL)
+    open_fold(page, "worked")
     bars = _bars(page)
     chart = page_view(SKIP_URL).evidence.detail.chart  # type: ignore[union-attr]
     assert [b["word"] for b in bars] == [b.word for b in chart.bars]
@@ -69,6 +70,7 @@ def test_the_stacked_segments_fill_p_bar_by_bar(page: Page) -> None:
 
 def test_with_repair_off_the_outline_shows_the_gap(page: Page) -> None:
     page.goto(f"{SKIP_URL}&repair=off")
+    open_fold(page, "worked")
     bars = _bars(page)
     assert all(b["series"] == "resample" for b in bars)
     gaps = [abs(b["accepted"] + b["top"] - b["outline"]) for b in bars]
@@ -80,6 +82,7 @@ def test_with_repair_off_the_outline_shows_the_gap(page: Page) -> None:
 
 def test_the_numbers_bar_by_bar_open_from_the_keyboard(page: Page) -> None:
     page.goto(SKIP_URL)
+    open_fold(page, "worked")
     figure = page.get_by_test_id("repair-figure")
     summary = figure.locator("details.repair-numbers > summary")
     summary.focus()

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, Response, expect
 
 from tests.app.view_models import step_of
-from tests.browser.helpers import NARRATION, PREDICTED, axe, is_evidence
+from tests.browser.helpers import NARRATION, PREDICTED, axe, is_evidence, open_fold
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"  # a recorded skip at the defaults
 SKIP_URL = f"/station?{SKIP}"
@@ -90,6 +90,10 @@ def test_tab_reaches_the_controls_and_enter_follows_them(page: Page) -> None:
     page.goto(f"{SKIP_URL}&sub=1")
     root = page.get_by_test_id("stepthrough")
     root.focus()
+    page.keyboard.press("Tab")  # the heading, which folds the panel
+    expect(root.locator("#fold-stepthrough > summary")).to_be_focused()
+    page.keyboard.press("Tab")  # how the step-through works
+    expect(root.locator("#why-stepthrough-how > summary")).to_be_focused()
     page.keyboard.press("Tab")
     expect(root.get_by_test_id("st-back")).to_be_focused()
     page.keyboard.press("Tab")
@@ -232,6 +236,7 @@ def test_without_javascript_the_links_walk_the_sub_steps(page_without_js: Page) 
     page = page_without_js
     said = narrations(SKIP)
     page.goto(SKIP_URL)
+    open_fold(page, "stepthrough")
     root = page.get_by_test_id("stepthrough")
     expect(root.get_by_test_id("st-play")).to_be_hidden()  # Play needs JavaScript
     root.get_by_test_id("st-next").click()  # "Start"

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, Response, expect
 
 from tests.app.view_models import step_of
-from tests.browser.helpers import axe
+from tests.browser.helpers import axe, open_fold
 
 SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"  # a recorded skip: the evidence is open
 TREE = f"{SKIP}&tree_width=2"
@@ -35,6 +35,7 @@ def no_horizontal_scroll(page: Page) -> None:
 def test_the_walk_is_drawn_with_its_table_and_is_axe_clean(page: Page) -> None:
     page.set_viewport_size({"width": 1024, "height": 768})
     page.goto(f"/station?{TREE}")
+    open_fold(page, "worked")
     figure = page.get_by_test_id("tree-figure")
     expect(figure).to_be_visible()
     nodes = figure.get_by_test_id("tree-node")
@@ -65,6 +66,7 @@ def test_tree_pages_fit_without_a_sideways_scroll(page: Page, width: int) -> Non
         queries.append(f"{TREE}&view=projector")
     for query in queries:
         page.goto(f"/station?{query}&sub=3")
+        open_fold(page, "worked")
         expect(page.get_by_test_id("tree-figure")).to_be_visible()
         expect(page.get_by_test_id("st-stage")).to_be_visible()
         no_horizontal_scroll(page)
@@ -76,6 +78,7 @@ def test_the_step_through_walks_sibling_by_sibling_from_the_keyboard(page: Page)
     assert kinds.count("check") >= 2, "the default block tests more than one sibling"
     total = len(said)
     page.goto(f"/station?{TREE}")
+    open_fold(page, "worked")
     root = page.get_by_test_id("stepthrough")
     expect(root).to_be_visible()
     root.focus()
@@ -99,6 +102,7 @@ def test_typical_ends_with_the_argmax_said_so(page: Page) -> None:
     steps = step_of(TYPICAL).stepthrough.steps
     last = len(steps) - 1
     page.goto(f"/station?{TYPICAL}&sub={last}")
+    open_fold(page, "worked")
     root = page.get_by_test_id("stepthrough")
     if steps[-1].kind == "argmax":
         expect(root.get_by_test_id("st-ending")).to_contain_text("not a draw from p")
