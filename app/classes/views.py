@@ -285,6 +285,7 @@ class Witnessed:
     kept: bool
     tv: float
     moves: str  # "k 4 → 8", or "" where the intervention changes nothing here
+    means: str  # the mean speedup before → after, over the preset's seeds
 
 
 def witnessed(preset_id: str, intervention: Intervention, witness: Witness) -> Witnessed:
@@ -294,9 +295,28 @@ def witnessed(preset_id: str, intervention: Intervention, witness: Witness) -> W
     cmp = witness.compare(base, after)
     check = witness.trace(after).check
     moves = arrows(moved(base, after), base, after)
+    means = f"{fmt.speedup(cmp.before.mean)} → {fmt.speedup(cmp.after.mean)}"
     return Witnessed(
-        intervention, cmp.change, speed_words(cmp), check.keeps_target, check.tv_max, moves
+        intervention, cmp.change, speed_words(cmp), check.keeps_target, check.tv_max, moves, means
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One expectation as a chart: how those who chose an intervention answered (yes, no, did
+    not say, as bars of their number) beside the station's answer, which marks its bar."""
+
+    key: str  # the data-testid suffix: the intervention, then "faster" or "kept"
+    title: str
+    bars: tuple[Bar, ...]
+    right: str  # the bar's answer the station gives: "yes" or "no"
+    station: str  # the station's answer, short, with its mark
+
+
+def answer_chart(intervention: str, kind: str, said: Said, right: bool, station: str) -> Answer:
+    key = f"{intervention}-{kind}"
+    group = said_bars(key, say(f"classes.reveal.chart.{kind}"), said, said.total)
+    return Answer(key, group.title, group.bars, "yes" if right else "no", station)
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +329,7 @@ class RevealRow:
     station: Sentence  # the station's verdict, speed and distribution
     faster_sentence: Sentence
     kept_sentence: Sentence
+    answers: tuple[Answer, Answer]  # the two sentences above, drawn
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,6 +361,24 @@ def reveal_view(snap: Snapshot, witness: Witness) -> RevealView:
                 station=say("classes.reveal.station", speed=w.speed, distribution=kept),
                 faster_sentence=faster_sentence(c.faster, w.change),
                 kept_sentence=kept_sentence(c.kept, w.kept, w.tv),
+                answers=(
+                    answer_chart(
+                        c.intervention.value,
+                        "faster",
+                        c.faster,
+                        w.change == "faster",
+                        say(f"classes.reveal.chart.speed.{_mode(w.change)}", means=w.means),
+                    ),
+                    answer_chart(
+                        c.intervention.value,
+                        "kept",
+                        c.kept,
+                        w.kept,
+                        say("classes.reveal.chart.kept_yes")
+                        if w.kept
+                        else say("classes.reveal.chart.kept_no", tv=fmt.distance(w.tv)),
+                    ),
+                ),
             )
         )
     return RevealView(lede, tuple(rows), "")

@@ -192,7 +192,9 @@ def test_the_dashboard_fits_a_projector_with_five_interventions_revealed(
     # From the keyboard: Reveal is a plain form button.
     instructor.get_by_test_id("reveal").focus()
     instructor.keyboard.press("Enter")
-    expect(instructor.get_by_test_id("class-reveal").locator("li")).to_have_count(5, timeout=30_000)
+    expect(instructor.get_by_test_id("class-reveal").locator("li.reveal__row")).to_have_count(
+        5, timeout=30_000
+    )
     fits(instructor)
     axe(instructor, "the dashboard, five interventions revealed")
     instructor.emulate_media(color_scheme="dark")

@@ -235,6 +235,35 @@ def test_the_reveal_is_the_station_s_own_verdict_on_each_intervention_chosen() -
     assert verify.chosen_sentence.values == {"n": 3, "answered": 9}
 
 
+def test_the_reveal_draws_what_each_row_expected_beside_the_station_s_answer() -> None:
+    """Each row's two charts: the bars are the counts of those who chose it (yes, no, did
+    not say, filling the track), and the bar the station marks is its own answer."""
+    s = snap(
+        revealed=True,
+        lengthen_k=(S(3, 1, 1), S(4, 0, 1)),
+        skip_verify=(S(0, 2, 1), S(0, 3, 0)),
+        skip_repair=(S(1, 0, 0), S(1, 0, 0)),
+    )
+    chosen = {c.intervention.value: c for c in s.chosen}
+    base = BY_ID["mismatched"].settings
+    rows = reveal_view(s, WITNESS).rows
+    for row in rows:
+        after = apply_intervention(base, Intervention(row.key))
+        change = WITNESS.compare(base, after).change
+        kept = WITNESS.trace(after).check.keeps_target
+        faster, kept_chart = row.answers
+        for chart, said in ((faster, chosen[row.key].faster), (kept_chart, chosen[row.key].kept)):
+            assert [b.count for b in chart.bars] == [said.yes, said.no, said.unsaid]
+            assert sum(b.width for b in chart.bars) == pytest.approx(100, abs=0.05)
+        assert faster.right == ("yes" if change == "faster" else "no")
+        assert faster.station.mode == change.replace(" ", "_")
+        assert kept_chart.right == ("yes" if kept else "no")
+        assert kept_chart.station.startswith("✓" if kept else "✗")
+    by_key = {r.key: r for r in rows}
+    assert by_key["lengthen_k"].answers[0].station.startswith("▼")  # slower at 'mismatched'
+    assert by_key["skip_verify"].answers[1].right == "no"  # the distribution is lost
+
+
 def test_an_intervention_that_changes_nothing_says_so() -> None:
     """At 'verify-off', skipping verification moves nothing: the same passes, no change."""
     w = witnessed("verify-off", Intervention.SKIP_VERIFY, WITNESS)
