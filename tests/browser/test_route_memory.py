@@ -136,7 +136,7 @@ def test_a_saved_serving_checkpoint_is_carried_in_with_its_values(page: Page) ->
     )
     # The workload's TPOT turns target passes into milliseconds.
     page.goto(page.url + "&pred=skip")
-    expect(page.get_by_test_id("figure-notes")).to_contain_text("TPOT 42 ms")
+    expect(page.get_by_test_id("figures")).to_contain_text("TPOT 42 ms")
 
 
 def test_a_serving_checkpoint_carries_its_batch_and_context(page: Page) -> None:

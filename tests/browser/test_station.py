@@ -110,7 +110,7 @@ def test_the_k_slider_works_from_the_keyboard(page: Page) -> None:
     expect(page.get_by_test_id("value-k")).to_have_text("9")
     expect(sentence).to_contain_text("Lengthening k from 4 to 9 at match 0.60")
     expect(sentence).to_have_text(SPEEDUPS)
-    expect(page.get_by_test_id("figure-notes")).to_contain_text("k = 9 per block")
+    expect(page.get_by_test_id("figures")).to_contain_text("k = 9 per block")
     # HX-Replace-Url: the address bar holds the whole page's URL, not the fragment's.
     expect(page).to_have_url(has_param("k", "9"))
     assert query(page)["pred"] == "lengthen_k"
@@ -134,7 +134,7 @@ def test_holding_an_arrow_key_on_a_slider_logs_no_error(page: Page) -> None:
         page.keyboard.press("ArrowRight")
     expect(page.get_by_test_id("value-k")).to_have_text("7")
     expect(page).to_have_url(has_param("k", "7"))
-    expect(page.get_by_test_id("figure-notes")).to_contain_text("k = 7 per block")
+    expect(page.get_by_test_id("figures")).to_contain_text("k = 7 per block")
     expect(page.locator(".htmx-request")).to_have_count(0)
 
 
@@ -323,7 +323,7 @@ def test_next_request_keeps_the_instrument_as_it_stands(page: Page) -> None:
     # The slider still says 9, so the evidence and the address bar must say 9 too.
     expect(page.locator("#in-k")).to_have_value("9")
     expect(page).to_have_url(has_param("k", "9"))
-    expect(page.get_by_test_id("figure-notes")).to_contain_text("k = 9 per block")
+    expect(page.get_by_test_id("figures")).to_contain_text("k = 9 per block")
 
 
 # --------------------------------------------------------------------------- state outside
