@@ -8,7 +8,8 @@ stand in one viewport (with the match slider scrolled into view, and again after
 change of k), and every element wider than the screen or scrolling sideways. With `--shots`
 it writes a screenshot of each viewport with the match slider in view (and with `--whole`,
 of each whole page too). docs/screens/before/ holds the viewports as they were before the
-instrument and its evidence stood side by side.
+instrument and its evidence stood side by side, with the text in full; docs/screens/after/
+holds them with text on demand (`--shots docs/screens/after`).
 The budgets and the checks are the ones `tests/browser/test_one_screen.py` holds the page to.
 """
 

@@ -134,8 +134,9 @@ def test_the_station_offers_the_measurement_on_demand_and_never_makes_it(
     assert link.attrs["hx-swap"] == "outerHTML"
     assert "Measure on this server" in html
     assert "/static/css/roofline.css" in html
+    # A slider's answer leaves it where it is (a measurement stays on screen), and measures nothing.
     evidence = client.get("/station/evidence?pred=skip&k=6").text
-    assert 'data-testid="roofline-entry"' in evidence
+    assert 'id="roofline"' not in evidence
     assert calls == []
 
 
