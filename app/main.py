@@ -12,6 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.types import ASGIApp
 
 from app.classes import api as class_api
 from app.classes import learner as class_learner
@@ -114,7 +115,14 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=GZIP_LEVEL)
     # Inside the security headers, so a redirect and a HEAD answer carry them too.
     app.add_middleware(RequestShape)
-    app.add_middleware(SecurityHeaders, frame_ancestors=settings.frame_ancestors)
-    # Outermost, so it runs once the whole response, compressed and with its headers, is sent.
+    # Outermost of the app's own layers, so it runs once the whole response is sent.
     app.add_middleware(CollectBetweenRequests)
+    # The security headers wrap the whole stack, Starlette's ServerErrorMiddleware included
+    # (it is always the outermost layer Starlette builds), so a 500 carries them too.
+    build = app.build_middleware_stack
+
+    def build_with_headers() -> ASGIApp:
+        return SecurityHeaders(build(), frame_ancestors=settings.frame_ancestors)
+
+    app.build_middleware_stack = build_with_headers  # type: ignore[method-assign]
     return app

@@ -26,8 +26,12 @@ def new_code() -> str:
 
 
 def normal_code(text: str) -> str | None:
-    """The code a learner typed (any case, surrounding spaces), or None if it is not one."""
-    code = text.strip().upper()
+    """The code a learner typed (any case, surrounding spaces), or None if it is not one.
+    Only ASCII is uppercased: "ß".upper() is "SS", which would turn "ßßß" into a code."""
+    code = text.strip()
+    if not code.isascii():
+        return None
+    code = code.upper()
     return code if CODE_SHAPE.fullmatch(code) else None
 
 

@@ -295,11 +295,16 @@ class Dashboard:
     loopback: bool  # the instructor reached us at 127.0.0.1: a phone cannot
 
 
-def qr_svg(url: str) -> Markup:
+def qr_svg(url: str) -> Markup | None:
     """The join URL as an inline SVG QR code (segno): black on white with the standard
     four-module quiet zone, so a phone reads it in either colour scheme; named for assistive
-    technology, with the URL beside it as text."""
-    svg = segno.make(url, error="m").svg_inline(
+    technology, with the URL beside it as text. None where the URL is longer than a QR code
+    holds (the Host header a browser sent may be anything): the page gives it as text only."""
+    try:
+        code = segno.make(url, error="m")
+    except segno.DataOverflowError:
+        return None
+    svg = code.svg_inline(
         scale=1, border=4, dark="#000", light="#fff", omitsize=True, svgclass="qr", lineclass=None
     )
     label = escape(f"QR code for {url}")

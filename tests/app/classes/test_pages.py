@@ -357,3 +357,37 @@ def test_the_station_carries_an_empty_class_slot_with_its_preset_and_prediction(
     assert slot is not None
     for attribute in ('data-pred="lengthen_k"', 'data-faster="no"', 'data-kept=""'):
         assert attribute in slot.group(0)
+
+
+# --------------------------------------------------------------------------- a long Host
+
+
+LONG_HOST = ".".join(["a" * 60] * 40)  # about 2 440 characters: more than a QR code holds
+
+
+def test_any_host_header_yields_a_class_page_with_its_address_as_text(
+    app_client: TestClient,
+) -> None:
+    code = open_class(app_client)
+    far = TestClient(app_client.app, base_url=f"http://{LONG_HOST}", raise_server_exceptions=False)
+    far.cookies = app_client.cookies
+    answer = far.get(f"/class/{code}")
+    assert answer.status_code == 200
+    page = answer.text
+    assert f"{LONG_HOST}/join/{code}" in page  # the address, as text
+    assert 'data-testid="join-qr-text"' in page  # …and said to be too long for a code
+    # A short address still gets its code.
+    assert "<svg" in app_client.get(f"/class/{code}").text.split('data-testid="join-qr"')[1][:200]
+
+
+def test_a_server_error_carries_the_security_headers(app_client: TestClient) -> None:
+    app = app_client.app
+
+    @app.get("/boom-for-a-test")  # type: ignore[attr-defined, untyped-decorator]
+    def boom() -> None:
+        raise RuntimeError("a bug")
+
+    answer = TestClient(app, raise_server_exceptions=False).get("/boom-for-a-test")
+    assert answer.status_code == 500
+    assert "content-security-policy" in answer.headers
+    assert answer.headers["x-content-type-options"] == "nosniff"
