@@ -10,6 +10,11 @@ With every disclosure closed the page keeps to the budgets of tests/browser/scre
 the words in view at 1280 px (fewer on the projector), the phone's page height, and nothing
 wider than the screen or scrolling sideways. The teeth: with every fold and why open the
 laptop's words and the phone's height are over budget, so the disclosures are what keep them.
+
+With every disclosure open, from a 360 px phone to the laptop, nothing scrolls sideways
+either: each wide table reads as one card per row where its column is too narrow, every
+value after its column's heading. The teeth: without the cards, the phone's race and
+methods tables scroll sideways.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.helpers import axe, open_fold
 from tests.browser.screens import (
     SCREENS,
+    WIDE,
     WORDS,
     Screen,
     instrument_in_view,
@@ -113,3 +119,51 @@ def test_a_disclosure_the_reader_opened_stays_open_when_a_slider_redraws_it(page
     expect(page.get_by_test_id("chart-sweep")).to_be_visible()
     # One the reader never opened comes back closed.
     expect(page.locator("#fold-race")).to_have_js_property("open", False)
+
+
+# Every wide table the station draws, each in a state that shows it: the race and its gates,
+# the methods on the two gates, a chain block's drafts and repair numbers, the step-through's
+# table (chain and tree), the tree's walk and its widths, the tree beside the chain, the
+# batch axis and the measured pass cost.
+EVERY_TABLE = (
+    "/station?pred=skip&race=1&slice=1&sub=2",
+    "/station?pred=skip&tree_width=2&sub=1",
+    "/station?pred=skip&machine=h100&pair=llama-8b-1b&batch=8&sub=3&block=2",
+)
+WIDTHS = {"small phone": 360, "phone": 390, "projector": 1024, "laptop": 1280}
+
+# For each card table in view: the cells whose data-label is not their column's heading.
+MISLABELLED = """() => [...document.querySelectorAll('table.cards')].flatMap(t => {
+  const heads = [...t.tHead.rows[0].cells].map(c => c.textContent.trim());
+  return [...t.tBodies[0].rows].flatMap(r => [...r.cells].filter(
+    (c, i) => c.tagName === 'TD' && c.dataset.label !== heads[i]).map(c => c.textContent));
+})"""
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
+def test_with_every_disclosure_open_nothing_scrolls_sideways(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 844})
+    for query in EVERY_TABLE:
+        page.goto(query, wait_until="networkidle")
+        page.evaluate(OPEN_EVERY_DISCLOSURE)
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate(WIDE) == [], f"{width} px, {query}"
+        assert page.evaluate(MISLABELLED) == [], f"{width} px, {query}"
+        if width == WIDTHS["phone"]:
+            axe(page, f"the phone's cards, {query}")
+
+
+def test_teeth_a_phone_without_the_card_tables_scrolls_sideways(page: Page) -> None:
+    page.set_viewport_size(BY_NAME["phone"].viewport)  # type: ignore[arg-type]
+    page.goto(EVERY_TABLE[0], wait_until="networkidle")
+    page.evaluate(OPEN_EVERY_DISCLOSURE)
+    page.wait_for_load_state("networkidle")
+    race = page.get_by_test_id("race-table")
+    # A card reads each value after its column's heading.
+    cell = race.locator("td").nth(1)
+    assert cell.evaluate("td => getComputedStyle(td, '::before').content") == '"target passes"'
+    page.evaluate(
+        "() => document.querySelectorAll('table.cards').forEach(t => t.classList.remove('cards'))"
+    )
+    wide = " ".join(page.evaluate(WIDE))
+    assert "race-table-wrap" in wide and "slice-methods" in wide, wide
