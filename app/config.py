@@ -69,6 +69,15 @@ class AppSettings(BaseSettings):
         le=24 * 30,
         description="Hours a live class and its predictions are kept before they are deleted.",
     )
+    instructor_key: str = Field(
+        "",
+        repr=False,
+        description=(
+            "Empty: anyone who reaches `/class` may open a live class, up to the opening limit"
+            " per client address. Set: opening a class takes this key (a password field on"
+            " `/class`; `Authorization: Bearer <key>` on `POST /api/classes`)."
+        ),
+    )
 
 
 def worker_count(settings: AppSettings) -> int:

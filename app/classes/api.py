@@ -7,9 +7,11 @@ Every route here goes through `ClassRoute`, which, before FastAPI reads a body:
   `app.classes.origin`'s docstring);
 - refuses a body over `MAX_BODY` bytes with 413, by its Content-Length and, for a body sent
   without one, by counting what is read, so a large body is never read whole nor parsed;
-- answers each refusal of the service (`app.classes.errors`) with its status and sentence:
-  404 unknown or expired class (naming the code when it is one), 403 not the instructor,
-  409 revealed or moved on, 429 with Retry-After, 503 when the storage is down;
+- answers each refusal of the service (`app.classes.errors`, `app.classes.refusals`) with
+  its status and sentence: 404 unknown or expired class (naming the code when it is one),
+  401 (with `WWW-Authenticate: Bearer`) and 403 for a missing and a wrong instructor key,
+  403 not the class's instructor, 409 revealed or moved on, 429 with Retry-After, 503 when
+  the storage is down;
 - strips every 422 of what was sent (its `input`, and any name in its location that is not
   one of ours), so no field a learner filled in ever comes back; the app's handler
   (`app.rendering.refusals`) then answers it as the rest of the API does.
@@ -19,8 +21,12 @@ per process (`_writers`): a burst of 200 learners waits on the event loop instea
 all 40 threads, so the projector's polls and the pages are still answered meanwhile
 (bench/classes.py: the tally's p99 under the burst went from ~0.2-1 s to ~40-60 ms on SQLite).
 
-The instructor's actions take `Authorization: Bearer <host_key>`. Rate limits are counted
-in the database (`app.classes.limits`), so they are shared by every worker process.
+The instructor's actions take `Authorization: Bearer <host_key>`; opening a class takes
+`Authorization: Bearer <instructor key>` where `STATION08_INSTRUCTOR_KEY` is set, and is
+otherwise limited per client address (`request.client.host`: behind a reverse proxy, the
+proxy's, unless uvicorn trusts its forwarded headers: `FORWARDED_ALLOW_IPS`). Rate limits
+are counted in the database (`app.classes.limits`), so they are shared by every worker
+process.
 `join_url` and `host_url` are built from the address the instructor's own request used
 (scheme and Host): the one their browser, and so the class, reached this server at; they are
 only ever shown to that instructor, so a forged Host misleads no one else. Answers carry
@@ -66,6 +72,7 @@ from app.classes.models import (
     TallyAnswer,
 )
 from app.classes.origin import cross_site
+from app.classes.refusals import InstructorKeyMissing, InstructorKeyWrong
 from app.classes.service import ClassRoom
 
 WRITERS = 8  # threads one process gives submissions at once (its writing connections: 1-8)
@@ -80,6 +87,8 @@ STATUS: dict[type[ClassRefused], int] = {
     UnknownQuestion: 422,
     RateLimited: 429,
     StorageUnavailable: 503,
+    InstructorKeyMissing: 401,
+    InstructorKeyWrong: 403,
 }
 # Names a 422's location may show: ours. Anything else (an extra field's name) is not echoed.
 OUR_NAMES = frozenset(
@@ -113,6 +122,8 @@ def _answer_refused(refused: ClassRefused) -> JSONResponse:
         headers["retry-after"] = str(refused.retry_after)
     elif isinstance(refused, StorageUnavailable):
         headers["retry-after"] = "1"
+    elif isinstance(refused, InstructorKeyMissing):
+        headers["www-authenticate"] = "Bearer"
     return _refusal(status, refused.message, headers)
 
 
@@ -219,14 +230,39 @@ def _key(authorization: str | None) -> str:
     return key.strip() if scheme.lower() == "bearer" else ""
 
 
+InstructorKey = Annotated[
+    str | None,
+    Header(
+        alias="Authorization",
+        description="`Bearer <instructor key>` where the server sets `STATION08_INSTRUCTOR_KEY`"
+        " (else 401 without it, 403 with a wrong one); ignored where it does not.",
+    ),
+]
+
+
+def client_address(request: Request) -> str:
+    """The address the opening limit counts: the TCP peer's (a reverse proxy's own, unless
+    uvicorn is told to trust its forwarded headers, `FORWARDED_ALLOW_IPS`)."""
+    return request.client.host if request.client else ""
+
+
 @router.post(
     "",
     status_code=201,
     summary="Open a class: its join code, join URL and the instructor's key",
-    responses={**CHANGES, 429: _refused("Too many classes opened lately.", retry=True)},
+    responses={
+        401: _refused("The server sets an instructor key and none was sent (WWW-Authenticate)."),
+        **CHANGES,
+        403: _refused("A request from another site, or a wrong instructor key."),
+        429: _refused("Too many classes opened lately (from this address).", retry=True),
+    },
 )
-def open_class(request: Request, body: OpenClass | None = None) -> OpenedAnswer:
-    opened = _classes(request).open(str(request.base_url))
+def open_class(
+    request: Request, body: OpenClass | None = None, key: InstructorKey = None
+) -> OpenedAnswer:
+    opened = _classes(request).open(
+        str(request.base_url), client_address(request), _key(key) or None
+    )
     return OpenedAnswer(
         code=opened.code,
         host_key=opened.host_key,

@@ -13,8 +13,10 @@ migration applied when it looks again.
 What is kept (docs/classroom.md): per class its code, the SHA-256 of its host key, its
 current question, when it was opened and when it expires; the questions revealed; per
 (class, question, learner id) the prediction (intervention, faster, kept: 1, 0 or NULL); per
-(class, learner id) the learner's current rate-limit window. No names, addresses or user
-agents; every row of a class goes when the class expires.
+(class, learner id) the learner's current rate-limit window; per class opened lately, the
+SHA-256 of the client address that opened it (the opening limit is counted per address),
+deleted once it no longer counts. No names, plain addresses or user agents; every row of a
+class goes when the class expires.
 """
 
 from __future__ import annotations
@@ -56,6 +58,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             n INTEGER NOT NULL,
             PRIMARY KEY (code, learner)
         )""",
+    ),
+    # 2: who opened each class lately, so the opening limit is counted per client address
+    # (the SHA-256 of the address, kept only while it counts: `ClassStore.purge`).
+    (
+        """CREATE TABLE openings (
+            code TEXT PRIMARY KEY,
+            opener TEXT NOT NULL,
+            opened_at BIGINT NOT NULL
+        )""",
+        "CREATE INDEX openings_opener ON openings (opener, opened_at)",
     ),
 )
 

@@ -1,12 +1,13 @@
 """The live class's pages: open a class, the projector's dashboard, and joining it.
 
-Every page works without JavaScript: opening a class, Reveal, Next question and choosing a
-question are POST forms; joining is a GET form; a refresh of the dashboard shows the current
-tally. With JavaScript the dashboard's tally polls its own fragment (htmx, `every 1s`):
-several uvicorn workers share one class through the database, so any worker can answer a
-poll from what the database holds, with nothing to keep open per projector or to fan out
-between workers (which server-sent events would need). A poll whose answer would not change
-what is on screen is answered 204 and swaps nothing.
+Every page works without JavaScript: opening a class (with the instructor key where the
+server sets one: a password field, compared by the class service in constant time), Reveal,
+Next question and choosing a question are POST forms; joining is a GET form; a refresh of
+the dashboard shows the current tally. With JavaScript the dashboard's tally polls its own
+fragment (htmx, `every 1s`): several uvicorn workers share one class through the database,
+so any worker can answer a poll from what the database holds, with nothing to keep open per
+projector or to fan out between workers (which server-sent events would need). A poll whose
+answer would not change what is on screen is answered 204 and swaps nothing.
 
 The instructor's key reaches the browser once and is kept in an HttpOnly, SameSite=Strict
 cookie scoped to the class's own path (`/class/<code>`): opening a class here sets it on the
@@ -55,6 +56,7 @@ from app.classes.errors import (
 )
 from app.classes.origin import cross_site
 from app.classes.records import ClassInfo, Split
+from app.classes.refusals import InstructorKeyMissing, InstructorKeyWrong
 from app.classes.service import ClassRoom
 from app.classes.views import (
     Said,
@@ -184,29 +186,64 @@ def code_or_404(request: Request, text: str) -> str | Response:
 # --------------------------------------------------------------------------- open
 
 
-def _open(env: Env, _: object, __: object) -> Context:
+@dataclass(frozen=True, slots=True)
+class OpenForm:
+    """The instructor's start: whether it asks for the instructor key, and why a key sent
+    was refused."""
+
+    needs_key: bool
+    problem: str = ""
+    status: int = 200
+
+
+def _open(env: Env, form: OpenForm, _: object) -> Context:
     hours = env.settings.class_retention_hours
     retention = "1 hour" if hours == 1 else f"{hours} hours"
-    return Context({"retention": retention}, 200, (NO_STORE,))
+    headers = [NO_STORE]
+    if form.status == 401:
+        headers.append(("WWW-Authenticate", "Bearer"))
+    return Context({"retention": retention, "form": form}, form.status, tuple(headers))
 
 
 OPEN = Page("class/open.html", _open)
+NO_INSTRUCTOR_KEY = "Opening a class on this server takes the instructor key: type it here."
+WRONG_INSTRUCTOR_KEY = (
+    "That is not this server's instructor key, so no class was opened: check it and try again."
+)
+
+
+def client_address(request: Request) -> str:
+    """Whom the opening limit counts when no instructor key is set: the TCP peer (behind a
+    reverse proxy, the proxy itself, unless uvicorn trusts its forwarded headers)."""
+    return request.client.host if request.client else ""
 
 
 @router.get("/class")
 def open_page(request: Request) -> Response:
-    """The instructor's start: one button opens a class."""
-    return pages_of(request).respond(OPEN)
+    """The instructor's start: one button opens a class (and a key field, where one is set)."""
+    return pages_of(request).respond(OPEN, OpenForm(room_of(request).needs_key))
 
 
 @router.post("/class")
-def open_class(request: Request) -> Response:
+async def open_class(request: Request) -> Response:
     """Open a class, keep its key in this browser's cookie, and go to the dashboard."""
     refused = cross_site(request)  # the JSON API's rule too (app/classes/origin.py)
     if refused:
         return forbidden(request, refused)
+    fields = await read_form(request, max_fields=2)
+    if fields is None:
+        return forbidden(request, "That form is larger than the opening page ever sends.")
+    return await run_in_threadpool(_open_class, request, fields.get("key", ""))
+
+
+def _open_class(request: Request, key: str) -> Response:
+    room = room_of(request)
     try:
-        opened = room_of(request).open(str(request.base_url).rstrip("/"))
+        opened = room.open(str(request.base_url).rstrip("/"), client_address(request), key)
+    except InstructorKeyMissing:
+        return pages_of(request).respond(OPEN, OpenForm(True, NO_INSTRUCTOR_KEY, 401))
+    except InstructorKeyWrong:
+        return pages_of(request).respond(OPEN, OpenForm(True, WRONG_INSTRUCTOR_KEY, 403))
     except ClassRefused as error:
         return refuse(request, error)
     cookie, path = (HOST_COOKIE, opened.host_key), f"/class/{opened.code}"

@@ -9,7 +9,7 @@ balancer, share every class; the only thing a process keeps is when it last purg
 Interface (synchronous: call it from `def` routes, which run in the thread pool; every method
 is safe from any thread and any process):
 
-    open(base_url) -> Opened(code, host_key, join_url, expires_at; host_url)
+    open(base_url, opener="", key=None) -> Opened(code, host_key, join_url, expires_at; host_url)
     find(code) -> ClassInfo | None        # None: unknown, expired or not a code
     is_host(code, host_key) -> bool
     submit(code, learner, question, intervention, faster, kept) -> ClassInfo
@@ -19,19 +19,29 @@ is safe from any thread and any process):
     reveal(code, host_key) -> ClassInfo
     close()
 
-Each refusal is an exception from `app.classes.errors`, carrying a message safe to show:
-`UnknownClass` (404), `NotHost` (403), `AlreadyRevealed` and `QuestionMoved` (409),
-`ClassFull` (409), `UnknownQuestion` (422), `RateLimited(retry_after)` (429),
-`StorageUnavailable` (503). A learner id, an intervention or a question that is not valid is
+Each refusal is an exception from `app.classes.errors` or `app.classes.refusals`, carrying
+a message safe to show: `UnknownClass` (404), `NotHost` (403), `AlreadyRevealed` and
+`QuestionMoved` (409), `ClassFull` (409), `UnknownQuestion` (422), `RateLimited(retry_after)`
+(429), `StorageUnavailable` (503), `InstructorKeyMissing` (401) and `InstructorKeyWrong`
+(403). A learner id, an intervention or a question that is not valid is
 a `ValueError` naming the field (the API's models refuse them before the service is asked).
 
 `next_question` stops at the last preset (`ClassInfo.has_next` is then False) rather than
 wrapping round: a class that clicks once too often stays where it is instead of being sent
 back to the first question, whose answer it has already seen.
+
+Opening a class: with an instructor key configured (`STATION08_INSTRUCTOR_KEY`), `open`
+takes only that key (compared in constant time) and counts the opening limit for the server
+as a whole, since only the key's holders open classes; a refused key touches no table.
+Without one, anyone who reaches the server may open a class, and the limit is counted per
+`opener`, the client's address (kept as its SHA-256), so a learner opening classes from their
+phone uses up their own openings, not the instructor's.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import threading
 import time
@@ -52,6 +62,7 @@ from app.classes.records import (
     Tally,
     tally_of,
 )
+from app.classes.refusals import InstructorKeyMissing, InstructorKeyWrong
 from app.classes.store import ClassStore, Stored
 from app.config import AppSettings, data_dir
 
@@ -78,8 +89,10 @@ class ClassRoom:
         clock: Clock = time.time,
         limits: Limits | None = None,
         purge_every: float = PURGE_EVERY_S,
+        instructor_key: str = "",
     ) -> None:
         self._connect = connect
+        self._instructor_key = instructor_key.encode()
         self.retention = retention
         self.clock = clock
         self.limits = limits or Limits()
@@ -93,7 +106,13 @@ class ClassRoom:
         return cls(
             lambda: open_database(settings),
             retention=timedelta(hours=settings.class_retention_hours),
+            instructor_key=settings.instructor_key,
         )
+
+    @property
+    def needs_key(self) -> bool:
+        """Opening a class takes the instructor key (one is configured)."""
+        return bool(self._instructor_key)
 
     # --- the store, opened on first use ----------------------------------------------------
 
@@ -115,7 +134,7 @@ class ClassRoom:
             if purge:
                 self._purged_at = now
         if purge:
-            store.purge(int(now))
+            store.purge(int(now), self.limits.open_window)
         return store
 
     def close(self) -> None:
@@ -164,20 +183,35 @@ class ClassRoom:
 
     # --- the instructor --------------------------------------------------------------------
 
-    def open(self, base_url: str) -> Opened:
-        """A new class on the first preset; `base_url` is where learners reach this server."""
+    def open(self, base_url: str, opener: str = "", key: str | None = None) -> Opened:
+        """A new class on the first preset; `base_url` is where learners reach this server,
+        `opener` the client's address and `key` the instructor key it sent (if any)."""
+        counted = self._opener(opener, key)
         now = int(self.clock())
         expires = now + int(self.retention.total_seconds())
-        key = new_host_key()
+        host_key = new_host_key()
         store = self.store()
         for _ in range(8):  # a taken code is drawn again; eight in a row would be a bug
             code = new_code()
             try:
-                store.create(code, key_hash(key), QUESTIONS[0], now, expires, self.limits)
+                store.create(
+                    code, key_hash(host_key), QUESTIONS[0], now, expires, self.limits, counted
+                )
             except store.db.dialect.integrity:
                 continue
-            return Opened(code, key, f"{base_url.rstrip('/')}/join/{code}", _time(expires))
+            return Opened(code, host_key, f"{base_url.rstrip('/')}/join/{code}", _time(expires))
         raise RuntimeError("eight class codes in a row were taken")
+
+    def _opener(self, opener: str, key: str | None) -> str | None:
+        """Whom the opening limit counts: None (the server as a whole) once the instructor
+        key is checked, else the SHA-256 of the client's address."""
+        if self._instructor_key:
+            if not key:
+                raise InstructorKeyMissing()
+            if not hmac.compare_digest(key.encode(), self._instructor_key):
+                raise InstructorKeyWrong()
+            return None
+        return hashlib.sha256(opener.encode()).hexdigest()
 
     def is_host(self, code: str, host_key: str) -> bool:
         shaped = normal_code(code)

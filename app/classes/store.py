@@ -62,20 +62,43 @@ class ClassStore:
         self.db = db
 
     def create(
-        self, code: str, host_hash: str, question: str, now: int, expires_at: int, limits: Limits
+        self,
+        code: str,
+        host_hash: str,
+        question: str,
+        now: int,
+        expires_at: int,
+        limits: Limits,
+        opener: str | None = None,
     ) -> None:
-        """A new class; raises the dialect's integrity error when the code is taken."""
+        """A new class; raises the dialect's integrity error when the code is taken.
+
+        The opening limit counts the classes opened in the window by `opener` (a hash of the
+        client's address), or, when `opener` is None, by anyone: an instructor key holder's
+        classes are counted for the server as a whole. A refusal writes nothing."""
+        since = now - limits.open_window
         with self.db.write() as tx:
-            recent = tx.one(
-                "SELECT COUNT(*) FROM classes WHERE created_at > ?", (now - limits.open_window,)
-            )
+            if opener is None:
+                recent = tx.one("SELECT COUNT(*) FROM classes WHERE created_at > ?", (since,))
+                what = "classes opened on this server"
+            else:
+                recent = tx.one(
+                    "SELECT COUNT(*) FROM openings WHERE opener = ? AND opened_at > ?",
+                    (opener, since),
+                )
+                what = "classes opened from this address"
             if recent and int(recent[0]) >= limits.opens:
-                raise RateLimited("classes opened on this server", limits.open_window)
+                raise RateLimited(what, limits.open_window)
             tx.rows(
                 "INSERT INTO classes (code, host_hash, question, created_at, expires_at)"
                 " VALUES (?, ?, ?, ?, ?)",
                 (code, host_hash, question, now, expires_at),
             )
+            if opener is not None:
+                tx.rows(
+                    "INSERT INTO openings (code, opener, opened_at) VALUES (?, ?, ?)",
+                    (code, opener, now),
+                )
 
     def find(self, code: str, now: int) -> Stored | None:
         with self.db.read() as tx:
@@ -219,11 +242,13 @@ class ClassStore:
             [(str(i), _said(f), _said(k), int(n)) for i, f, k, n in rows],
         )
 
-    def purge(self, now: int) -> int:
-        """Delete every expired class and all it kept; returns how many classes went."""
+    def purge(self, now: int, open_window: int) -> int:
+        """Delete every expired class and all it kept, and every opening older than
+        `open_window` seconds (it no longer counts); returns how many classes went."""
         expired = "SELECT code FROM classes WHERE expires_at <= ?"
         with self.db.write() as tx:
-            for table in ("predictions", "revealed", "learner_windows"):
+            for table in ("predictions", "revealed", "learner_windows", "openings"):
                 tx.rows(f"DELETE FROM {table} WHERE code IN ({expired})", (now,))
+            tx.rows("DELETE FROM openings WHERE opened_at <= ?", (now - open_window,))
             gone = tx.rows("DELETE FROM classes WHERE expires_at <= ? RETURNING code", (now,))
         return len(gone)
