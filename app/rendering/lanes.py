@@ -1,4 +1,5 @@
-"""Where new work waits: two lanes, so an expensive request never starves a slider answer.
+"""Where new work waits: three lanes, so an expensive request never starves a slider answer
+or the projector.
 
 Computing a new state is pure Python and numpy on small arrays: it holds the GIL, so two
 computations in one process never run in parallel anyway. Left to the thread pool, a class's
@@ -9,18 +10,25 @@ times as long, and every waiting request held one of the pool's threads. Forty
 
 So new work runs in a lane: an anyio capacity limiter of one thread per lane. A request
 waiting in a lane holds no thread and no memory, only its place in the queue; a cached answer
-never enters a lane at all. There are two lanes, because the work comes in two sizes:
+never enters a lane at all. There are three lanes, because the work comes in two sizes and
+one room:
 
 - **interactive**: what a learner waits on while dragging a slider or stepping (an evidence
   fragment, the step-through, a page): tens of milliseconds;
 - **heavy**: what is asked for once and may take seconds (the k sweep over sixteen requests,
   the evaluation slice, the race, the worksheet, the JSON API): a request with every range at
-  its end (k = 16, 256 tokens) costs at most ~2.5 s of CPU here.
+  its end (k = 16, 256 tokens) costs at most ~2.5 s of CPU here;
+- **classroom**: a live class's pages (the projector's dashboard and its live part, the
+  learners' join and sent pages), the reveal included. Anyone can fill the heavy lane with
+  never-seen states; the projector must not wait behind them.
 
-The two lanes share the GIL, so while a heavy request runs, slider answers still get about
-half of the interpreter instead of waiting seconds behind it. Each lane bounds its queue: past
-that, the request is answered at once with 503 and Retry-After (`Busy`), not left to time out.
-Each worker process has its own lanes (`STATION08_WORKERS`).
+The lanes share the GIL, so while a heavy request runs, slider answers and the projector still
+get their share of the interpreter instead of waiting seconds behind it. Each lane has its own
+thread, not one borrowed from the default pool that synchronous routes share, so requests
+stuck elsewhere (a silent database under the class routes) cannot leave a lane without a
+thread. Each lane bounds its queue: past that, the request is answered at once with 503 and
+Retry-After (`Busy`), not left to time out. Each worker process has its own lanes
+(`STATION08_WORKERS`).
 
 When a request's turn comes, the lane first asks whether its client is still there (`gone`):
 a learner who reloaded, a phone that dropped off the network, a client that gave up waiting
@@ -46,6 +54,9 @@ T = TypeVar("T")
 # already tens of seconds of work: the ninth is told to come back rather than wait for it.
 INTERACTIVE_QUEUE = 512
 HEAVY_QUEUE = 8
+# A room of learners joining at once, and the projector polling: a render here is
+# milliseconds once the reveal's requests are served.
+CLASSROOM_QUEUE = 256
 RETRY_AFTER_SECONDS = 2
 
 
@@ -72,10 +83,12 @@ class Lane:
 
     name: str
     queue: int
-    _limiter: CapacityLimiter = field(init=False)
+    _limiter: CapacityLimiter = field(init=False)  # the lane's turn, which requests queue for
+    _thread: CapacityLimiter = field(init=False)  # the worker thread the turn's holder runs on
 
     def __post_init__(self) -> None:
         self._limiter = CapacityLimiter(1)
+        self._thread = CapacityLimiter(1)
 
     @property
     def waiting(self) -> int:
@@ -100,16 +113,20 @@ class Lane:
         async with self._limiter:
             if gone is not None and await gone():
                 raise Gone()
-            # The lane's token is held: the default thread pool only lends the thread.
-            return await anyio.to_thread.run_sync(work)
+            # The lane's own thread token: never one of the default pool's, which the
+            # synchronous routes share and can use up.
+            return await anyio.to_thread.run_sync(work, limiter=self._thread)
 
 
 @dataclass(slots=True)
 class Lanes:
-    """The app's two lanes (one pair per app, made by `create_app`)."""
+    """The app's three lanes (one set per app, made by `create_app`)."""
 
     interactive: Lane = field(default_factory=lambda: Lane("interactive", INTERACTIVE_QUEUE))
     heavy: Lane = field(default_factory=lambda: Lane("heavy", HEAVY_QUEUE))
+    classroom: Lane = field(default_factory=lambda: Lane("classroom", CLASSROOM_QUEUE))
 
-    def pick(self, heavy: bool) -> Lane:
+    def pick(self, heavy: bool, classroom: bool = False) -> Lane:
+        if classroom:
+            return self.classroom
         return self.heavy if heavy else self.interactive

@@ -8,7 +8,7 @@ back and forth, costs one render per distinct state. The cache keeps the text (U
 gzipped once) and the answer's status and headers, never the view models that made it: those
 are a few hundred small objects per state, and every object a cache keeps alive is one more
 for the garbage collector to walk (app/edge/collector.py). A cached answer is sent from
-the event loop; a new state is rendered in one of the app's two lanes (app/rendering/lanes.py),
+the event loop; a new state is rendered in one of the app's lanes (app/rendering/lanes.py),
 after the handler has returned, so a request waiting for its render holds no thread, and one
 whose client has left by its turn is dropped unrendered.
 
@@ -31,7 +31,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from app.config import AppSettings
-from app.rendering.lanes import Busy, Gone, Lanes
+from app.rendering.lanes import Busy, Gone, Lane, Lanes
 from app.rendering.memo import Memo
 from app.rendering.parts import HEADER as PARTS_HEADER
 from app.rendering.parts import Span, cut, held, unmark
@@ -67,18 +67,23 @@ class Page:
     """A template and the pure function that builds its context.
 
     ``heavy`` (or, for a page that is heavy only for some keys, a function of the key) sends
-    its new renders to the heavy lane (app/rendering/lanes.py).
+    its new renders to the heavy lane (app/rendering/lanes.py); ``classroom`` sends them all
+    to the classroom lane, whatever their weight.
     """
 
     template: str
     build: Callable[[Env, Any, Any], Context]
     heavy: bool | Callable[[Any], bool] = False
+    classroom: bool = False
     # Leave out the parts the browser says it holds (app/rendering/parts.py): a fragment
     # whose out-of-band parts mostly repeat what is on screen.
     sends_changed_parts: bool = False
 
     def is_heavy(self, key: Any) -> bool:
         return self.heavy(key) if callable(self.heavy) else self.heavy
+
+    def lane(self, lanes: Lanes, key: Any) -> Lane:
+        return lanes.pick(self.is_heavy(key), self.classroom)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,12 +160,13 @@ class EncodedHTML(Response):
 
 
 class Busy503(Response):
-    """A lane's queue is full: say so, and when to come back (never a blank panel)."""
+    """A lane's queue is full: say so, and when to come back (never a blank panel). A
+    fragment gets the sentence; a whole page gets ``page``, which asks again by itself."""
 
     media_type = "text/html"
 
-    def __init__(self, busy: Busy) -> None:
-        body = f'<p class="problem" role="alert">{busy}</p>'
+    def __init__(self, busy: Busy, page: str | None = None) -> None:
+        body = page if page is not None else f'<p class="problem" role="alert">{busy}</p>'
         headers = {"Retry-After": str(busy.retry_after), "Cache-Control": "no-store"}
         super().__init__(body, 503, headers)
 
@@ -182,12 +188,13 @@ class Deferred(Response):
         answer: Response
         if rendered is None:
             try:
-                lane = pipeline.lanes.pick(page.is_heavy(key))
+                lane = page.lane(pipeline.lanes, key)
                 rendered = await lane.run_unless(
                     partial(disconnected, receive), partial(pipeline.render, page, key, variant)
                 )
             except Busy as busy:
-                answer = Busy503(busy)
+                fragment = "hx-request" in Headers(scope=scope)
+                answer = Busy503(busy, None if fragment else pipeline.busy_page(busy, scope))
             except Gone:
                 return  # the client has left: there is nobody to answer
             else:
@@ -231,6 +238,15 @@ class Pipeline:
 
     def respond(self, page: Page, key: Hashable = None, variant: Hashable = None) -> Response:
         return Deferred(self, page, key, variant)
+
+    def busy_page(self, busy: Busy, scope: Scope) -> str:
+        """The whole page a full lane answers with: it says so and reloads itself."""
+        path = "/" + scope.get("path", "/").lstrip("/")  # never "//host/...": another origin
+        query = scope.get("query_string", b"").decode("latin-1")
+        again = f"{path}?{query}" if query else path
+        return self.templates.get_template("busy.html").render(
+            message=str(busy), seconds=busy.retry_after, again=again
+        )
 
     def _render(self, page: Page, key: Hashable, variant: Hashable) -> Rendered:
         context = page.build(self.env, key, variant)

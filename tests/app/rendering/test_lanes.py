@@ -1,9 +1,12 @@
-"""The lanes new work waits in: one thread each, a bounded queue, and two that overlap."""
+"""The lanes new work waits in: one thread each (their own, not the default pool's), a
+bounded queue, and lanes that overlap."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Awaitable, Callable
+from functools import partial
 
 import anyio
 import pytest
@@ -51,7 +54,7 @@ def test_a_lane_runs_one_at_a_time_and_answers_every_request() -> None:
 
 
 def test_teeth_work_in_two_lanes_overlaps() -> None:
-    # The point of two lanes: a heavy request never makes a slider answer wait for it.
+    # The point of separate lanes: a heavy request never makes a slider answer wait for it.
     work = Overlap(delay=0.05)
     lanes = Lanes()
 
@@ -101,3 +104,50 @@ def test_an_exception_in_the_work_reaches_the_caller(heavy: bool) -> None:
 
     with pytest.raises(ZeroDivisionError):
         on_own_thread(anyio.run, Lanes().pick(heavy).run, broken)
+
+
+def test_the_classroom_lane_is_picked_whatever_the_weight() -> None:
+    lanes = Lanes()
+    assert lanes.pick(True, classroom=True) is lanes.classroom
+    assert lanes.pick(False, classroom=True) is lanes.classroom
+
+
+def test_the_classroom_lane_runs_beside_a_busy_heavy_lane() -> None:
+    work = Overlap(delay=0.05)
+    lanes = Lanes()
+
+    async def both() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_all, lanes.heavy, work, 2)
+            tg.start_soon(_all, lanes.classroom, work, 2)
+
+    on_own_thread(anyio.run, both)
+    assert work.most == 2
+
+
+async def _with_the_default_pool_held(run: Callable[[], Awaitable[object]]) -> bool:
+    """Whether ``run()`` finishes within a second while every token of anyio's default
+    thread pool is held by work that waits (as synchronous routes stuck on a silent
+    database would hold them)."""
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    limiter.total_tokens = 1
+    release = threading.Event()
+    finished = False
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(partial(anyio.to_thread.run_sync, release.wait, abandon_on_cancel=True))
+        await anyio.sleep(0.05)  # the stuck work holds the pool's one token
+        with anyio.move_on_after(1.0):
+            await run()
+            finished = True
+        release.set()
+    return finished
+
+
+def test_a_lane_keeps_its_thread_when_the_default_pool_is_used_up() -> None:
+    lane = Lane("classroom", 8)
+    assert on_own_thread(anyio.run, _with_the_default_pool_held, partial(lane.run, int, 3))
+
+
+def test_teeth_work_on_the_default_pool_waits_behind_stuck_routes() -> None:
+    plain = partial(anyio.to_thread.run_sync, partial(int, 3))
+    assert not on_own_thread(anyio.run, _with_the_default_pool_held, plain)

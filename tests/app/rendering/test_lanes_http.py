@@ -1,5 +1,7 @@
-"""The lanes over HTTP: a slow new state waits in its lane without holding up anything else,
-and a full lane answers 503 at once, with Retry-After and a message, never a hang."""
+"""The lanes over HTTP: a slow new state waits in its lane without holding up anything else;
+a full lane answers 503 at once, with Retry-After and a message, never a hang (a whole page
+that asks again by itself, a fragment one line); and a classroom page is rendered while the
+heavy lane is full."""
 
 from __future__ import annotations
 
@@ -133,3 +135,61 @@ def test_a_full_heavy_lane_refuses_the_json_api_the_same_way(
     assert [r.status_code for r in answers] == [200, 200, 503, 503]
     assert "busy" in answers[3].json()["detail"]
     assert answers[3].headers["retry-after"].isdigit()
+
+
+def test_a_full_heavy_lane_leaves_a_classroom_page_alone() -> None:
+    # The projector's page renders in the classroom lane while anonymous heavy work has
+    # filled the heavy lane and refuses everything else that is heavy.
+    app = _app()
+    _full_heavy_lane(app)
+    projector = Page("serving.html", _slow_page(True).build, heavy=True, classroom=True)
+
+    @app.get("/test/projector/{n}")
+    def page(request: Request, n: int) -> Response:
+        return request.app.state.pipeline.respond(projector, n)
+
+    paths = [f"/test/slow/{i}" for i in range(3)] + ["/test/projector/1", "/test/slow/9"]
+    answers = on_own_thread(asyncio.run, _statuses(app, paths))
+    assert [r.status_code for r in answers] == [200, 200, 503, 200, 503]
+
+
+def test_teeth_without_its_lane_the_classroom_page_is_refused() -> None:
+    app = _app()
+    _full_heavy_lane(app)
+    paths = [f"/test/slow/{i}" for i in range(3)] + ["/test/slow/100"]
+    answers = on_own_thread(asyncio.run, _statuses(app, paths))
+    assert answers[3].status_code == 503
+
+
+def test_a_refused_whole_page_asks_again_by_itself_and_a_fragment_gets_one_line() -> None:
+    app = _app()
+    _full_heavy_lane(app)
+
+    async def run() -> tuple[httpx2.Response, httpx2.Response]:
+        lane = app.state.lanes.heavy
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://station.test") as c:
+            first = [asyncio.create_task(c.get(f"/test/slow/{i}")) for i in range(2)]
+            while lane.busy + lane.waiting < 2:
+                await asyncio.sleep(0.005)
+            page = await c.get("/test/slow/7?x=1")
+            fragment = await c.get("/test/slow/8", headers={"HX-Request": "true"})
+            await asyncio.gather(*first)
+            return page, fragment
+
+    page, fragment = on_own_thread(asyncio.run, run())
+    assert page.status_code == fragment.status_code == 503
+    seconds = page.headers["retry-after"]
+    assert f'<meta http-equiv="refresh" content="{seconds}">' in page.text
+    assert 'role="alert"' in page.text and "<html" in page.text
+    assert 'href="/test/slow/7?x=1"' in page.text  # "Try now": the same address
+    assert "<html" not in fragment.text and 'role="alert"' in fragment.text
+
+
+def test_try_now_stays_on_this_origin_whatever_path_the_request_carried() -> None:
+    from app.rendering.lanes import Busy
+
+    pipeline: Pipeline = create_app(settings=AppSettings()).state.pipeline
+    scope = {"type": "http", "path": "//elsewhere.test/x", "query_string": b"a=1"}
+    page = pipeline.busy_page(Busy("classroom", 3), scope)
+    assert 'href="/elsewhere.test/x?a=1"' in page
