@@ -1,8 +1,10 @@
 // Route memory: the browser-local contract of docs/route-memory.md, and nothing else.
 //
-// Every read is defensive: a blob that cannot be used is never deleted but moved aside to a
+// Every read is defensive: a blob that cannot be used is not deleted but moved aside to a
 // backup key, and the caller gets a sentence for the learner instead of an exception. No
 // function here throws; storage that is missing, blocked or full is reported the same way.
+// Each key keeps its newest BACKUPS_KEPT backups (older ones are removed as newer ones are
+// written, and when a page opens storage), and a write that does not fit changes nothing.
 //
 // The ids, keys and bounds come from contract.js and the checks from vendor/route-memory-validator.js,
 // both generated from Python (`python -m app.contract.generate`); what is written here is how
@@ -10,7 +12,7 @@
 
 import {
   EXPORT_KIND, KEY_PREFIX, MAX_BYTES, MAX_DEPTH, MEMORY_VERSION, SETTINGS, STATIONS, STATION_ID, STATION_URL_MAX,
-  STATION_URL_PATTERN, TIMESTAMP_MAX,
+  STATION_URL_PATTERN, STUDY_KEY, TIMESTAMP_MAX,
 } from "./contract.js";
 import { isDateTime, validateEntry, validateExport } from "../vendor/route-memory-validator.js";
 
@@ -28,6 +30,7 @@ export function storage() {
     const probe = `${PREFIX}probe`;
     s.setItem(probe, "1");
     s.removeItem(probe);
+    pruneAll(s); // what older versions of the page left, before anything here reads or writes
     return s;
   } catch {
     return null;
@@ -40,16 +43,92 @@ function stamp() {
 
 // Two backups of one key made in the same millisecond (an import with several entries for
 // one station) would share `<key>.backup.<ISO time>`; the later gets `.2`, `.3`, … after it.
+// The count goes on from the highest one there, not into a gap that pruning left, so the
+// backup written last is also the newest by its name.
 const SAME_MILLISECOND_MAX = 1000;
 
 /** A backup key for `key` that holds nothing yet (throws if none is free: callers catch). */
 function backupKey(store, key) {
-  const first = `${key}.backup.${stamp()}`;
-  if (store.getItem(first) === null) return first;
-  for (let n = 2; n <= SAME_MILLISECOND_MAX; n += 1) {
-    if (store.getItem(`${first}.${n}`) === null) return `${first}.${n}`;
+  const at = stamp();
+  const first = `${key}.backup.${at}`;
+  const taken = backupsOf(store, key).filter((b) => b.at === at).reduce((n, b) => Math.max(n, b.n), 0);
+  const name = taken === 0 ? first : `${first}.${taken + 1}`;
+  if (taken >= SAME_MILLISECOND_MAX || store.getItem(name) !== null) throw new Error(`no free backup key beside ${first}`);
+  return name;
+}
+
+// ---- backups: the newest few of each key ---------------------------------------------
+
+/** How many backups of one key are kept; each one written removes the oldest past this. */
+export const BACKUPS_KEPT = 3;
+
+// `<key>.backup.<ISO time>` or `<key>.backup.<ISO time>.<n>`; the time sorts as text, the
+// count as a number (`.10` is newer than `.9`).
+const BACKUP_NAME = /^(.+)\.backup\.(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)(?:\.(\d+))?$/;
+
+/** The backups of `key`, newest first. A name of another shape is not ours to remove. */
+function backupsOf(store, key) {
+  const found = [];
+  for (let i = 0; i < store.length; i += 1) {
+    const name = store.key(i);
+    const m = name === null ? null : BACKUP_NAME.exec(name);
+    if (m && m[1] === key) found.push({ name, at: m[2], n: m[3] === undefined ? 1 : Number(m[3]) });
   }
-  throw new Error(`no free backup key beside ${first}`);
+  return found.sort((a, b) => (a.at !== b.at ? (a.at < b.at ? 1 : -1) : b.n - a.n));
+}
+
+/**
+ * Whether stored text is a good copy: one the reader uses rather than moves aside (a valid
+ * entry, a version 0 entry it migrates, a newer version it leaves for a newer station). Keys
+ * outside the station keys (the study notes) only need to parse; their reader judges the rest.
+ */
+function usable(key, raw) {
+  if (raw === null) return false;
+  const got = inspect(raw);
+  if (got.kind !== "parsed") return false;
+  if (!key.startsWith(PREFIX)) return true;
+  const p = got.parsed;
+  if (isObj(p) && isNum(p.version) && p.version > VERSION) return true;
+  const entry = isObj(p) && (!("version" in p) || p.version === 0) ? migrateV0(p) : p;
+  return entryProblems(entry, key.slice(PREFIX.length)).length === 0;
+}
+
+/**
+ * Remove all but the newest BACKUPS_KEPT backups of `key`. `keep`, a backup just written, is
+ * kept whatever its time says. While `key` itself holds no good copy, the newest good backup
+ * is kept in place of the oldest one kept, so the only good copy is never the one removed.
+ * Never throws: a backup left over is harmless.
+ */
+export function pruneBackups(store, key, keep = null) {
+  try {
+    const all = backupsOf(store, key);
+    if (all.length <= BACKUPS_KEPT) return;
+    const kept = all.filter((b) => b.name === keep);
+    for (const b of all) if (kept.length < BACKUPS_KEPT && b.name !== keep) kept.push(b);
+    const good = (b) => usable(key, store.getItem(b.name));
+    if (!usable(key, store.getItem(key)) && !kept.some(good)) {
+      const newestGood = all.find((b) => !kept.includes(b) && good(b));
+      const oldest = kept.findLastIndex((b) => b.name !== keep);
+      if (newestGood && oldest >= 0) kept[oldest] = newestGood;
+    }
+    for (const b of all) if (!kept.includes(b)) store.removeItem(b.name);
+  } catch {
+    /* storage refused a read or a removal: the backups stay as they are */
+  }
+}
+
+/** Prune the backups of every route-memory key and the study key, whoever wrote them. */
+function pruneAll(store) {
+  const keys = new Set();
+  try {
+    for (let i = 0; i < store.length; i += 1) {
+      const m = BACKUP_NAME.exec(store.key(i) ?? "");
+      if (m && (m[1].startsWith(PREFIX) || m[1] === STUDY_KEY)) keys.add(m[1]);
+    }
+  } catch {
+    return;
+  }
+  for (const key of keys) pruneBackups(store, key);
 }
 
 /** Move a blob aside; returns the backup key, or null if even that was impossible. */
@@ -58,35 +137,61 @@ export function backup(store, key, raw) {
     const aside = backupKey(store, key);
     store.setItem(aside, raw);
     store.removeItem(key);
+    pruneBackups(store, key, aside);
     return aside;
   } catch {
     return null; // out of room even for the copy: leave the original where it was
   }
 }
 
+// ---- writing --------------------------------------------------------------------------
+
+const UNCHANGED = "Your latest change could not be saved; what was saved before is kept as it was.";
+
+/**
+ * Store an entry under its station's key, the entry it replaces kept as a backup. An entry
+ * the reader would refuse (too large, too deep, invalid) is not written, and one that does
+ * not fit in storage leaves the key and its backups exactly as they were: the copy of the
+ * old entry is made first, the key is replaced only by a write that succeeds, and the copy
+ * goes again if it does not. Returns {ok, message}; never throws.
+ */
 export function write(store, entry) {
   if (!store) return { ok: false, message: "Saving is off: this browser's storage is not available here." };
+  const title = isObj(entry) && typeof entry.station === "string" ? titleOf(entry.station) : "route memory";
+  const problems = storedProblems(entry);
+  if (problems.length) {
+    return { ok: false, message: `Saving failed: the ${title} checkpoint could not be read back: ${problems.slice(0, 3).join("; ")}. ${UNCHANGED}` };
+  }
+  const key = keyOf(entry.station);
+  const text = JSON.stringify(entry);
+  let aside = null;
   try {
-    const key = keyOf(entry.station);
     const previous = store.getItem(key);
-    if (previous !== null && previous !== JSON.stringify(entry)) {
+    if (previous !== null && previous !== text) {
       try {
-        store.setItem(backupKey(store, key), previous);
+        aside = backupKey(store, key);
+        store.setItem(aside, previous);
       } catch {
-        /* no room for the copy; the new entry still replaces it only if it fits */
+        aside = null; // no room for the copy; the new entry still replaces it only if it fits
       }
     }
-    store.setItem(key, JSON.stringify(entry));
-    return { ok: true, message: `Saved ${titleOf(entry.station)} checkpoint at ${new Date(entry.savedAt).toLocaleString()}.` };
+    store.setItem(key, text);
   } catch (err) {
+    try {
+      if (aside) store.removeItem(aside); // the copy of what is still in the key
+    } catch {
+      /* a copy left over is a duplicate, not a loss */
+    }
     const full = err && (err.name === "QuotaExceededError" || err.code === 22);
     return {
       ok: false,
       message: full
-        ? "Saving failed: this browser's storage for the station is full. Export your memory, then clear old entries."
-        : "Saving failed: this browser refused to store the checkpoint.",
+        ? `Saving failed: this browser's storage for the station is full. ${UNCHANGED} Export your memory, then clear old entries.`
+        : `Saving failed: this browser refused to store the checkpoint. ${UNCHANGED}`,
     };
   }
+  pruneBackups(store, key, aside);
+  return { ok: true, message: `Saved ${title} checkpoint at ${new Date(entry.savedAt).toLocaleString()}.` };
 }
 
 // ---- validation: the compiled schema, its errors said in words ----------------------
@@ -308,6 +413,11 @@ export function load(store, key) {
     return { kind: "unavailable", refused: true };
   }
   if (raw === null) return { kind: "missing" };
+  return inspect(raw);
+}
+
+/** The size and JSON checks of `load` on text already fetched: "damaged" or "parsed". */
+function inspect(raw) {
   if (raw.length > MAX_BYTES) return { kind: "damaged", raw, why: `too large (${raw.length} characters; the limit is ${MAX_BYTES})` };
   let parsed;
   try {

@@ -1,7 +1,9 @@
 """Route memory against what a hostile pass found: what the station saves must load
 again, import must hold each entry to the reader's rules, no backup may overwrite another, and
 blobs written to be hostile to the page (prototype-pollution keys, huge strings, deep nesting)
-leave `Object.prototype` alone, the page working and the blob kept aside, never lost.
+leave `Object.prototype` alone, the page working and the blob kept aside, never lost. Backups
+stay bounded (the newest three of each key, the only good copy never removed), and a write
+that does not fit leaves the saved entry and its backups exactly as they were.
 
 Every test runs under the autouse monitor of conftest.py: no console error, no uncaught page
 error, no dialog, no request off the origin, no 5xx.
@@ -302,3 +304,174 @@ def test_a_hostile_study_blob_is_kept_aside(page: Page, raw: str) -> None:
     assert page.evaluate("() => ({}).polluted === undefined")
     assert page.evaluate(PROTO_KEYS) == clean
     assert list(backups_of(storage_of(page), STUDY).values()) == [raw]
+
+
+# --------------------------------------------------------------------------- backups kept
+
+BACKUPS_KEPT = 3  # static/js/memory.js
+MEMORY_JS = "/static/js/memory.js"
+
+
+def backup_names(key: str, count: int) -> list[str]:
+    """`count` backup names of `key`, oldest first, as older pages wrote them: ten times, and
+    past those the same last time with `.2`, `.3`, … (so `.10` and `.11` are the newest)."""
+    times = [f"2020-01-01T00:{m:02d}:00.000Z" for m in range(10)]
+    names = [f"{key}.backup.{t}" for t in times]
+    names += [f"{key}.backup.{times[-1]}.{n}" for n in range(2, count - len(times) + 2)]
+    return names[:count]
+
+
+def numbered(names: list[str], station: str = "long-context") -> dict[str, str]:
+    """Each backup a valid entry whose summary says which backup it is."""
+    return {n: json.dumps(other_entry(station, summary=f"backup {i}")) for i, n in enumerate(names)}
+
+
+@pytest.mark.parametrize("path", ["/station", "/route", "/study"])
+def test_backups_left_by_an_older_page_are_pruned_to_the_newest(page: Page, path: str) -> None:
+    names = backup_names(LONG, 20)
+    study_names = [f"{STUDY}.backup.2020-01-01T00:00:0{s}.000Z" for s in range(6)]
+    odd = f"{LONG}.backup.not-a-time"  # not a name this station writes: not its to remove
+    seeded = {
+        LONG: json.dumps(other_entry(summary="current")),
+        **numbered(names),
+        **{n: "{}" for n in study_names},
+        odd: "kept",
+    }
+    seed_storage(page, seeded)
+    assert storage_of(page) == seeded  # teeth: all 27 backups are there before the page loads
+    page.goto(path)
+    if path == "/station":
+        expect(page.get_by_test_id("carry-long-context")).to_contain_text("current")
+    elif path == "/route":
+        expect(page.get_by_test_id("memory-long-context")).to_contain_text("saved")
+    else:
+        expect(page.get_by_test_id("study-card")).to_have_attribute("data-ready", "true")
+    stored = storage_of(page)
+    assert stored[LONG] == seeded[LONG]
+    # The newest by time, then by count as a number: `.11`, `.10`, `.9`, not `.9`, `.8`, `.7`.
+    assert sorted(backups_of(stored, LONG)) == sorted([*names[-BACKUPS_KEPT:], odd])
+    assert all(stored[n] == seeded[n] for n in names[-BACKUPS_KEPT:])
+    assert sorted(backups_of(stored, STUDY)) == study_names[-BACKUPS_KEPT:]
+
+
+def test_pruning_keeps_the_only_good_copy(page: Page) -> None:
+    """The key is damaged and so are its newest backups: the one good backup, the oldest, stays."""
+    names = backup_names(LONG, 6)
+    good = json.dumps(other_entry(summary="the good one"))
+    seeded = {LONG: "{not json", names[0]: good, **{n: "{also not json" for n in names[1:]}}
+    seed_storage(page, seeded)
+    assert len(backups_of(storage_of(page), LONG)) == 6
+    page.goto("/station")
+    expect(page.get_by_test_id("memory-notices")).to_contain_text("kept aside")
+    stored = storage_of(page)
+    kept = backups_of(stored, LONG)
+    assert LONG not in stored
+    assert len(kept) == BACKUPS_KEPT
+    assert names[0] in kept and kept[names[0]] == good  # the only good copy
+    assert "{not json" in kept.values()  # the blob just moved aside, byte for byte
+
+
+def test_many_saves_keep_only_the_newest_backups(page: Page) -> None:
+    seed_storage(page, {})
+    page.goto("/station")
+    expect(page.get_by_test_id("save-checkpoint")).to_be_enabled()
+    saved: list[str] = []
+    for _ in range(6):
+        page.get_by_test_id("save-checkpoint").click()
+        page.wait_for_function(
+            "([key, last]) => { const v = localStorage.getItem(key); return v !== null && v !== last; }",
+            arg=[OURS, saved[-1] if saved else None],
+        )
+        saved.append(storage_of(page)[OURS])
+        assert len(backups_of(storage_of(page), OURS)) <= BACKUPS_KEPT
+    assert len(set(saved)) == 6  # teeth: each save replaced a different entry
+    expect(page.get_by_test_id("memory-status")).to_contain_text("Saved Speculative decoding")
+    kept = backups_of(storage_of(page), OURS)
+    assert sorted(kept.values()) == sorted(saved[-1 - BACKUPS_KEPT : -1])
+
+
+def test_writes_in_one_millisecond_keep_the_newest_backups(page: Page) -> None:
+    """Twelve writes in a loop share milliseconds: `.10` must count as newer than `.9`."""
+    seed_storage(page, {})
+    page.goto("/route")
+    result = page.evaluate(
+        """async ([url, entry]) => {
+          const m = await import(url);
+          const store = m.storage();
+          const oks = [];
+          for (let i = 0; i < 12; i += 1) {
+            oks.push(m.write(store, {...entry, checkpoint: {summary: `write ${i}`}}).ok);
+          }
+          return oks;
+        }""",
+        [MEMORY_JS, other_entry(summary="")],
+    )
+    assert result == [True] * 12
+    stored = storage_of(page)
+    assert json.loads(stored[LONG])["checkpoint"]["summary"] == "write 11"
+    kept = backups_of(stored, LONG)
+    summaries = sorted(json.loads(v)["checkpoint"]["summary"] for v in kept.values())
+    assert summaries == ["write 10", "write 8", "write 9"]
+
+
+# --------------------------------------------------------------------------- writes that do not fit
+
+
+# A browser whose storage refuses a value of KEY longer than LIMIT characters, as a full one does.
+REFUSE_LONGER = """
+window.__refused = 0;
+const realSet = Storage.prototype.setItem;
+Storage.prototype.setItem = function (key, value) {
+  if (key === "KEY" && String(value).length > LIMIT) {
+    window.__refused += 1;
+    throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+  }
+  return realSet.call(this, key, value);
+};
+"""
+
+
+def test_a_save_that_does_not_fit_leaves_the_last_good_copy_and_its_backups(page: Page) -> None:
+    seed_storage(page, {})
+    page.goto("/station")
+    for _ in range(2):  # two saves: the entry and one backup of the first
+        before = storage_of(page).get(OURS)
+        page.get_by_test_id("save-checkpoint").click()
+        page.wait_for_function(
+            "([key, last]) => { const v = localStorage.getItem(key); return v !== null && v !== last; }",
+            arg=[OURS, before],
+        )
+    good = storage_of(page)
+    assert OURS in good and len(backups_of(good, OURS)) == 1
+    # From here on the browser refuses any value of this key longer than the entry saved:
+    # the copy of the old entry fits, the new entry (a 200-character prompt) does not.
+    limit = len(good[OURS]) + 100
+    page.context.add_init_script(REFUSE_LONGER.replace("KEY", OURS).replace("LIMIT", str(limit)))
+    page.goto(f"/station?prompt={quote('x' * 200)}")
+    expect(page.get_by_test_id("memory-status")).to_contain_text("Your last checkpoint here")
+    page.get_by_test_id("save-checkpoint").click()
+    status = page.get_by_test_id("memory-status")
+    expect(status).to_contain_text("storage for the station is full")
+    expect(status).to_contain_text("Your latest change could not be saved")
+    expect(status).to_contain_text("what was saved before is kept as it was")
+    assert page.evaluate("() => window.__refused") == 1  # teeth: the write was refused
+    assert storage_of(page) == good  # the entry byte for byte, the backups exactly as they were
+
+
+def test_a_checkpoint_past_the_size_limit_is_not_saved(page: Page) -> None:
+    """The reader refuses more than 64 KiB: such an entry never replaces the one saved."""
+    seed_storage(page, {})
+    page.goto("/station")
+    page.get_by_test_id("save-checkpoint").click()
+    expect(page.get_by_test_id("memory-status")).to_contain_text("Saved Speculative decoding")
+    good = storage_of(page)
+    entry = json.loads(good[OURS])
+    entry["savedAt"] = "2026-11-29T09:00:00.000Z"
+    entry["checkpoint"]["padding"] = "x" * (MEMORY_MAX_BYTES + 10)
+    assert len(json.dumps(entry, separators=(",", ":"))) > MEMORY_MAX_BYTES  # teeth
+    page.route("**/api/checkpoint*", lambda route: route.fulfill(json=entry))
+    page.get_by_test_id("save-checkpoint").click()
+    status = page.get_by_test_id("memory-status")
+    expect(status).to_contain_text("too large")
+    expect(status).to_contain_text("Your latest change could not be saved")
+    assert storage_of(page) == good

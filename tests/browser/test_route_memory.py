@@ -324,8 +324,11 @@ def test_storage_that_is_full_says_so_when_saving(new_context, base_url: str) ->
     page = context.new_page()
     page.goto(f"{base_url}{PREDICTED_URL}")
     page.get_by_test_id("save-checkpoint").click()
-    expect(page.get_by_test_id("memory-status")).to_contain_text("storage for the station is full")
+    status = page.get_by_test_id("memory-status")
+    expect(status).to_contain_text("storage for the station is full")
+    expect(status).to_contain_text("Your latest change could not be saved")
     expect(page.get_by_test_id("verdict-sentence")).to_be_visible()
+    assert storage_of(page) == {}  # nothing half-written: no entry, no backup
 
 
 # --------------------------------------------------------------------------- XSS
