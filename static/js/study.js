@@ -5,9 +5,9 @@
 //   STUDY_KEY (contract.js, from app/contract/route.py) =
 //     {"version": 1, "checked": [0, 2], "explanation": "…", "review": "…", "savedAt": "ISO"}
 // As in memory.js nothing here throws: a blob that cannot be used is moved aside to
-// `<key>.backup.<ISO time>` (the newest three are kept) and the learner is told in words; storage that is
-// missing, blocked or full is reported the same way, and the page keeps working. Everything
-// is written with textContent or .value, never as HTML.
+// `<key>.backup.<ISO time>` (the newest three are kept) and the learner is told in words;
+// storage that is missing, blocked or full is reported the same way, and the page keeps
+// working. Everything is written with textContent or .value, never as HTML.
 
 import { STUDY_KEY } from "./contract.js";
 import { backup, isDate, load, storage } from "./memory.js";
