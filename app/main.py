@@ -6,19 +6,22 @@ import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Literal
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp
 
 from app.classes import api as class_api
 from app.classes import learner as class_learner
 from app.classes import pages as class_pages
-from app.classes.service import ClassRoom
-from app.config import AppSettings, get_settings
+from app.classes.database import health
+from app.classes.service import SQLITE_FILE, ClassRoom
+from app.config import AppSettings, data_dir, get_settings
 from app.edge.allocator import limit_arenas
 from app.edge.collector import CollectBetweenRequests
 from app.edge.security import SecurityHeaders
@@ -29,7 +32,6 @@ from app.rendering.requests import RequestShape
 from app.rendering.templating import make_templates
 from app.station.routes import api, pages, roofline, route, steps
 from app.station.routes import race as race_routes
-from app.station.routes.api_models import Health
 from app.station.services import Witness
 from app.study import routes as study
 from witness.models.lm import tiny_models
@@ -56,6 +58,21 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     gc.set_threshold(2_000, 10, 100)
     yield
     app.state.classes.close()  # the live class's database connections, if it opened any
+
+
+class Health(BaseModel):
+    """`/healthz`: the process answers, and what it last learnt of the class store."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    status: Literal["ok"] = Field(description="Always ok: the process answers (liveness).")
+    classes: Literal["ok", "unreachable", "not opened"] = Field(
+        description=(
+            "The live class's database as this process last found it (readiness of /class"
+            " only): ok, unreachable (its last connect failed; class requests are answered"
+            " 503 meanwhile), or not opened (no class request has needed it yet)."
+        )
+    )
 
 
 def create_app(*, settings: AppSettings | None = None) -> FastAPI:
@@ -101,10 +118,18 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
         # Browsers ask for /favicon.ico on pages without a <link rel=icon> (the JSON ones).
         return FileResponse(ROOT / "static" / "favicon.svg", media_type="image/svg+xml")
 
+    # The class store's address, as app/classes/service.py opens it: its breaker's key.
+    class_store = settings.database_url or str(data_dir(settings) / SQLITE_FILE)
+
     @app.get("/healthz", tags=["ops"], summary="Liveness: the process answers")
     async def healthz() -> Health:
+        """Liveness, not readiness: `status` is ok whenever the process answers, so a
+        supervisor never restarts a healthy station because its class database is down (the
+        station's own pages do not use it). `classes` says whether the class store was
+        reachable when this process last tried it, read from its breaker
+        (app/classes/database.py): never a connect, so the answer stays instant."""
         # async: answered on the event loop, never queued behind renders in the thread pool.
-        return Health(status="ok")
+        return Health(status="ok", classes=health(class_store))
 
     # A 422 names each refused field without echoing what was sent (app/rendering/refusals.py).
     app.add_exception_handler(RequestValidationError, validation_refused)

@@ -87,3 +87,19 @@ class StorageUnavailable(ClassRefused):
 
     def __init__(self) -> None:
         super().__init__("The class storage is not answering: try again in a moment.")
+
+
+class StorageFault(Exception):
+    """What the class store could not do, said for the operator: the path (SQLite) or the
+    server (PostgreSQL) and the cause, e.g. "The class store cannot write to
+    /srv/var/classes.sqlite3: database or disk is full".
+
+    Not a `ClassRefused`: a learner is told `StorageUnavailable`, whose `__cause__` this is,
+    and the line is logged once where it happens (app/classes/database.py), since a path is
+    the server's business, not the page's.
+    """
+
+    def __init__(self, message: str, where: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where

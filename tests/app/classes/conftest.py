@@ -164,3 +164,45 @@ def app_client(tmp_path: Path, clock: Clock) -> Iterator[TestClient]:
     )
     with TestClient(app) as c:
         yield c
+
+
+@dataclass
+class Silent:
+    """A TCP listener standing in for a PostgreSQL that accepts and never answers."""
+
+    url: str
+    accepted: list[socket.socket]
+
+
+@pytest.fixture
+def silent_postgres() -> Iterator[Silent]:
+    """A listener on 127.0.0.1 that accepts every connection and never says a word (a hung
+    server, or a proxy in front of a dead one); `accepted` counts the connects that reached it.
+    """
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(128)
+    server.settimeout(0.05)
+    stop = threading.Event()
+    silent = Silent(f"postgresql://station08@127.0.0.1:{server.getsockname()[1]}/classes", [])
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            silent.accepted.append(conn)  # held open, never read from or written to
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield silent
+    finally:
+        stop.set()
+        thread.join(5)
+        server.close()
+        for conn in silent.accepted:
+            conn.close()
