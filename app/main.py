@@ -6,13 +6,11 @@ import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Literal
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp
 
@@ -32,6 +30,7 @@ from app.rendering.requests import RequestShape
 from app.rendering.templating import make_templates
 from app.station.routes import api, pages, roofline, route, steps
 from app.station.routes import race as race_routes
+from app.station.routes.api_models import Health
 from app.station.services import Witness
 from app.study import routes as study
 from witness.models.lm import tiny_models
@@ -60,21 +59,6 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.classes.close()  # the live class's database connections, if it opened any
 
 
-class Health(BaseModel):
-    """`/healthz`: the process answers, and what it last learnt of the class store."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    status: Literal["ok"] = Field(description="Always ok: the process answers (liveness).")
-    classes: Literal["ok", "unreachable", "not opened"] = Field(
-        description=(
-            "The live class's database as this process last found it (readiness of /class"
-            " only): ok, unreachable (its last connect failed; class requests are answered"
-            " 503 meanwhile), or not opened (no class request has needed it yet)."
-        )
-    )
-
-
 def create_app(*, settings: AppSettings | None = None) -> FastAPI:
     """Build a fresh app; nothing runs at import time, so every test gets its own."""
     settings = settings or get_settings()
@@ -91,7 +75,7 @@ def create_app(*, settings: AppSettings | None = None) -> FastAPI:
         redirect_slashes=False,
     )
     # Everything the app keeps lives here, made fresh for each app: its settings, its witness
-    # results (app/station/services.py), its renders, and the two lanes new work waits in
+    # results (app/station/services.py), its renders, and the lanes new work waits in
     # (app/rendering/lanes.py).
     app.state.settings = settings
     app.state.witness = Witness()

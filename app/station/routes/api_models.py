@@ -156,9 +156,16 @@ class CheckpointProblems(_Out):
 
 
 class Health(_Out):
-    """`/healthz`: the process answers."""
+    """`/healthz`: the process answers, and what it last learnt of the class store."""
 
-    status: Literal["ok"]
+    status: Literal["ok"] = Field(description="Always ok: the process answers (liveness).")
+    classes: Literal["ok", "unreachable", "not opened"] = Field(
+        description=(
+            "The live class's database as this process last found it (readiness of /class"
+            " only): ok, unreachable (its last connect failed; class requests are answered"
+            " 503 meanwhile), or not opened (no class request has needed it yet)."
+        )
+    )
 
 
 class BusyAnswer(_Out):
