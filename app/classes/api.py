@@ -3,15 +3,15 @@ instructor's question and reveal. The pages use the same service (`app.state.cla
 
 Every route here goes through `ClassRoute`, which, before FastAPI reads a body:
 
-- refuses a state-changing request (POST) from another site with 403 (the rule is
+- refuses a state-changing request (POST, DELETE) from another site with 403 (the rule is
   `app.classes.origin`'s docstring);
 - refuses a body over `MAX_BODY` bytes with 413, by its Content-Length and, for a body sent
   without one, by counting what is read, so a large body is never read whole nor parsed;
 - answers each refusal of the service (`app.classes.errors`, `app.classes.refusals`) with
   its status and sentence: 404 unknown or expired class (naming the code when it is one),
   401 (with `WWW-Authenticate: Bearer`) and 403 for a missing and a wrong instructor key,
-  403 not the class's instructor, 409 revealed or moved on, 429 with Retry-After, 503 when
-  the storage is down;
+  403 not the class's instructor, 404 no such learner, 409 revealed or moved on, 423 a
+  learner new to a locked class, 429 with Retry-After, 503 when the storage is down;
 - strips every 422 of what was sent (its `input`, and any name in its location that is not
   one of ours), so no field a learner filled in ever comes back; the app's handler
   (`app.rendering.refusals`) then answers it as the rest of the API does.
@@ -63,16 +63,24 @@ from app.classes.errors import (
 from app.classes.models import (
     ClassAnswer,
     Counted,
+    LearnerId,
     OpenClass,
     OpenedAnswer,
     Prediction,
     PresetId,
     QuestionChange,
     Refusal,
+    Removed,
     TallyAnswer,
 )
 from app.classes.origin import cross_site
-from app.classes.refusals import InstructorKeyMissing, InstructorKeyWrong
+from app.classes.refusals import (
+    AmbiguousLearner,
+    ClassLocked,
+    InstructorKeyMissing,
+    InstructorKeyWrong,
+    UnknownLearner,
+)
 from app.classes.service import ClassRoom
 
 WRITERS = 8  # threads one process gives submissions at once (its writing connections: 1-8)
@@ -89,6 +97,9 @@ STATUS: dict[type[ClassRefused], int] = {
     StorageUnavailable: 503,
     InstructorKeyMissing: 401,
     InstructorKeyWrong: 403,
+    ClassLocked: 423,
+    UnknownLearner: 404,
+    AmbiguousLearner: 409,
 }
 # Names a 422's location may show: ours. Anything else (an extra field's name) is not echoed.
 OUR_NAMES = frozenset(
@@ -155,7 +166,7 @@ class ClassRoute(APIRoute):
         handler = super().get_route_handler()
 
         async def guarded(request: Request) -> Response:
-            if request.method == "POST":
+            if request.method in ("POST", "DELETE"):
                 refused = cross_site(request)
                 if refused:
                     return _refusal(403, refused)
@@ -287,6 +298,7 @@ def class_info(request: Request, code: Code) -> ClassAnswer:
         **UNKNOWN,
         **CHANGES,
         409: _refused("The question was revealed, or the class has moved on, or is full."),
+        423: _refused("The class is locked, and this learner has no prediction in it."),
         429: _refused("Too many submissions from this learner or to this class.", retry=True),
     },
 )
@@ -339,3 +351,39 @@ def set_question(
 )
 def reveal(request: Request, code: Code, key: HostKey = None) -> ClassAnswer:
     return ClassAnswer.of(_classes(request).reveal(code, _key(key)))
+
+
+@router.post(
+    "/{code}/lock",
+    summary="Close the class to new learners; those in it may still change answers (instructor)",
+    responses={**UNKNOWN, **CHANGES},
+)
+def lock(request: Request, code: Code, key: HostKey = None) -> ClassAnswer:
+    return ClassAnswer.of(_classes(request).lock(code, _key(key)))
+
+
+@router.post(
+    "/{code}/unlock",
+    summary="Let new learners into the class again (instructor)",
+    responses={**UNKNOWN, **CHANGES},
+)
+def unlock(request: Request, code: Code, key: HostKey = None) -> ClassAnswer:
+    return ClassAnswer.of(_classes(request).unlock(code, _key(key)))
+
+
+@router.delete(
+    "/{code}/learners/{learner}",
+    summary="Remove a learner: their predictions in the class are deleted (instructor)",
+    responses={
+        404: _refused("No open class has this code, or the class has no such learner."),
+        **CHANGES,
+    },
+)
+def remove_learner(
+    request: Request,
+    code: Code,
+    learner: Annotated[LearnerId, Path()],
+    key: HostKey = None,
+) -> Removed:
+    info, gone = _classes(request).remove_learner(code, _key(key), learner)
+    return Removed(code=info.code, removed=gone, answered=info.answered)

@@ -11,7 +11,8 @@ through; the other waits for it, gets a unique-key error, rolls back, and finds 
 migration applied when it looks again.
 
 What is kept (docs/classroom.md): per class its code, the SHA-256 of its host key, its
-current question, when it was opened and when it expires; the questions revealed; per
+current question, whether it is closed to new learners, when it was opened and when it
+expires; the questions revealed; per
 (class, question, learner id) the prediction (intervention, faster, kept: 1, 0 or NULL); per
 (class, learner id) the learner's current rate-limit window; per class opened lately, the
 SHA-256 of the client address that opened it (the opening limit is counted per address),
@@ -68,6 +69,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             opened_at BIGINT NOT NULL
         )""",
         "CREATE INDEX openings_opener ON openings (opener, opened_at)",
+    ),
+    # 3: a class the instructor has closed to new learners; a learner's predictions in a
+    # class, found at once (whether they are in it, and removing them).
+    (
+        "ALTER TABLE classes ADD COLUMN locked SMALLINT NOT NULL DEFAULT 0",
+        "CREATE INDEX predictions_learner ON predictions (code, learner)",
     ),
 )
 

@@ -83,6 +83,9 @@ class ClassAnswer(_Out):
     revealed: bool = Field(description="The current question's answer has been revealed.")
     answered: int = Field(description="Learners with a prediction on the current question.")
     expires_at: datetime
+    locked: bool = Field(
+        description="Closed to new learners: only those with a prediction in it may send."
+    )
 
     @classmethod
     def of(cls, info: ClassInfo) -> ClassAnswer:
@@ -93,7 +96,16 @@ class ClassAnswer(_Out):
             revealed=info.revealed,
             answered=info.answered,
             expires_at=info.expires_at,
+            locked=info.locked,
         )
+
+
+class Removed(_Out):
+    """A learner removed: their predictions on every question of the class are deleted."""
+
+    code: str
+    removed: int = Field(description="The learner's predictions deleted (one per question).")
+    answered: int = Field(description="Learners with a prediction on the current question.")
 
 
 class Counted(_Out):

@@ -39,6 +39,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.classes.codes import normal_code
 from app.classes.contract import (
+    CLASS_INTERVENTIONS,
     CLASS_PRESET_BY_ID,
     CLASS_PRESETS,
     DASHBOARD_POLL_SECONDS,
@@ -55,8 +56,13 @@ from app.classes.errors import (
     UnknownQuestion,
 )
 from app.classes.origin import cross_site
-from app.classes.records import ClassInfo, Split
-from app.classes.refusals import InstructorKeyMissing, InstructorKeyWrong
+from app.classes.records import ClassInfo, Learners, Split
+from app.classes.refusals import (
+    ClassLocked,
+    InstructorKeyMissing,
+    InstructorKeyWrong,
+    UnknownLearner,
+)
 from app.classes.service import ClassRoom
 from app.classes.views import (
     Said,
@@ -65,6 +71,7 @@ from app.classes.views import (
     snapshot,
 )
 from app.rendering.pipeline import Context, Env, Page, Pipeline
+from app.station.state.query import INTERVENTION_LABELS
 
 router = APIRouter(include_in_schema=False)
 NO_STORE = ("Cache-Control", "no-store")
@@ -160,6 +167,10 @@ def refuse(request: Request, error: ClassRefused) -> Response:
         status, title = 422, "No such question"
     elif isinstance(error, StorageUnavailable):
         status, title, retry = 503, "Try again in a moment", 1
+    elif isinstance(error, ClassLocked):
+        status, title = 423, "Class closed"
+    elif isinstance(error, UnknownLearner):
+        status, title = 404, "No such learner"
     return pages_of(request).respond(REFUSED, Refusal(title, error.message, status, retry))
 
 
@@ -330,6 +341,8 @@ class Dashboard:
     has_next: bool
     expires: str
     loopback: bool  # the instructor reached us at 127.0.0.1: a phone cannot
+    locked: bool = False  # closed to new learners
+    learners: Learners | None = None  # the instructor's list; None on a viewer's page
 
 
 def qr_svg(url: str) -> Markup | None:
@@ -362,6 +375,7 @@ def _dashboard(env: Env, d: Dashboard, _: object) -> Context:
         "next_title": nxt.shown_title if nxt else "",
         "presets": CLASS_PRESETS,
         "poll_seconds": DASHBOARD_POLL_SECONDS,
+        "labels": ANSWER_LABELS,
     }
     return Context(variables, 200, (NO_STORE,))
 
@@ -384,6 +398,10 @@ def _revealed(key: Dashboard | Snapshot) -> bool:
 
 
 DASHBOARD = Page("class/dashboard.html", _dashboard, heavy=_revealed)
+# The instructor's list of learners shows this many (those who answered the current question
+# first); a class holds up to 1 000 per question, which no projector page should carry.
+LEARNERS_LISTED = 200
+ANSWER_LABELS = {i.value: INTERVENTION_LABELS[i] for i in CLASS_INTERVENTIONS}
 LIVE = Page("class/_live.html", _live, heavy=_revealed)
 
 
@@ -399,15 +417,19 @@ def dashboard(request: Request, code: str) -> Response:
         if info is None:
             raise UnknownClass(found)
         snap = _snapshot(request, found)
+        instructor = host_key(request, found)
+        learners = classes.learners(found, instructor, LEARNERS_LISTED) if instructor else None
     except ClassRefused as error:
         return refuse(request, error)
     key = Dashboard(
         snap,
         join_url(request, found),
-        host_key(request, found) is not None,
+        instructor is not None,
         bool(info.has_next),
         _expires(info.expires_at),
         request.url.hostname in LOOPBACK,
+        bool(info.locked),
+        learners,
     )
     return pages_of(request).respond(DASHBOARD, key)
 
@@ -442,7 +464,8 @@ ENDED = Page("class/_ended.html", _ended)
 
 
 def _act(request: Request, code: str, action: str, preset: str = "") -> Response:
-    """Reveal, Next question, or a chosen question: the cookie's key, same site only."""
+    """Reveal, Next question, a chosen question, lock, unlock, or remove a learner (whose id
+    is `preset`'s argument then): the cookie's key, same site only."""
     found = code_or_404(request, code)
     if isinstance(found, Response):
         return found
@@ -460,10 +483,18 @@ def _act(request: Request, code: str, action: str, preset: str = "") -> Response
             classes.reveal(found, key)
         elif action == "next":
             classes.next_question(found, key)
+        elif action == "lock":
+            classes.lock(found, key)
+        elif action == "unlock":
+            classes.unlock(found, key)
+        elif action == "remove":
+            classes.remove_short(found, key, preset)
         else:
             classes.set_question(found, key, preset)
     except AlreadyRevealed:
         pass  # revealed already (another tab): the dashboard shows it
+    except UnknownLearner:
+        pass  # removed already (another tab, or a double press): the list shows it
     except NotHost:
         return forbidden(request, NO_KEY)
     except ClassRefused as error:
@@ -489,6 +520,27 @@ async def choose_question(request: Request, code: str) -> Response:
     if fields is None:
         return forbidden(request, "That form is larger than the dashboard ever sends.")
     return await run_in_threadpool(_act, request, code, "question", fields.get("preset", ""))
+
+
+@router.post("/class/{code}/lock")
+def lock(request: Request, code: str) -> Response:
+    """Close the class to new learners (the dashboard's Lock button)."""
+    return _act(request, code, "lock")
+
+
+@router.post("/class/{code}/unlock")
+def unlock(request: Request, code: str) -> Response:
+    return _act(request, code, "unlock")
+
+
+@router.post("/class/{code}/remove")
+async def remove_learner(request: Request, code: str) -> Response:
+    """Remove the learner a form of the dashboard's list names by short id (their
+    predictions go); the page never carries a learner's whole id."""
+    fields = await read_form(request, max_fields=2)
+    if fields is None:
+        return forbidden(request, "That form is larger than the dashboard ever sends.")
+    return await run_in_threadpool(_act, request, code, "remove", fields.get("learner", ""))
 
 
 async def read_form(request: Request, max_fields: int) -> dict[str, str] | None:
@@ -541,6 +593,7 @@ class Joining:
     code: str
     question: str
     revealed: bool
+    locked: bool = False
 
 
 def _joining(env: Env, j: Joining, _: object) -> Context:
@@ -559,5 +612,5 @@ def join_code(request: Request, code: str) -> Response:
     if isinstance(info, Response):
         return info
     return pages_of(request).respond(
-        JOINING, Joining(info.code, info.question, bool(info.revealed))
+        JOINING, Joining(info.code, info.question, bool(info.revealed), bool(info.locked))
     )

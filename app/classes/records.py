@@ -42,6 +42,7 @@ class ClassInfo:
     revealed: bool  # the current question's answer has been revealed
     expires_at: datetime
     answered: int  # learners with a prediction on the current question
+    locked: bool = False  # closed to new learners
 
     @property
     def has_next(self) -> bool:
@@ -114,3 +115,27 @@ def tally_of(
         by_intervention=each,
         revealed=revealed,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Learner:
+    """One learner in a class, as the instructor's dashboard lists them: their random id and
+    their prediction on the current question (None: none yet)."""
+
+    learner: str
+    intervention: str | None
+    faster: bool | None
+    kept: bool | None
+
+    @property
+    def short(self) -> str:
+        """What the dashboard shows: the id's first eight characters."""
+        return self.learner[:8]
+
+
+@dataclass(frozen=True, slots=True)
+class Learners:
+    """The class's learners (at most the dashboard's share of them) and how many in all."""
+
+    total: int
+    listed: tuple[Learner, ...]

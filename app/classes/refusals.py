@@ -3,7 +3,8 @@
 Each is a `ClassRefused` (app/classes/errors.py), with a message that names only what the
 server itself validated, so a page or the API can show it as it is. The API answers them
 401 (`InstructorKeyMissing`, with `WWW-Authenticate: Bearer`), 403 (`InstructorKeyWrong`),
-423 (`ClassLocked`) and 404 (`UnknownLearner`); the pages answer the same statuses.
+423 (`ClassLocked`), 404 (`UnknownLearner`) and 409 (`AmbiguousLearner`, the dashboard's
+short id naming two learners); the pages answer the same statuses.
 """
 
 from __future__ import annotations
@@ -45,3 +46,14 @@ class UnknownLearner(ClassRefused):
     def __init__(self, code: str) -> None:
         super().__init__(f"Class {code} has no learner with that id: nothing was removed.")
         self.code = code
+
+
+class AmbiguousLearner(ClassRefused):
+    """A short id that more than one learner of the class starts with."""
+
+    def __init__(self, code: str, short: str) -> None:
+        # `short` is validated (SHORT_ID in app.classes.service) before it is named here.
+        super().__init__(
+            f"More than one learner of class {code} has the short id {short}: nothing was"
+            " removed. Remove them through the API, by their full ids."
+        )

@@ -17,14 +17,24 @@ is safe from any thread and any process):
     set_question(code, host_key, preset) -> ClassInfo
     next_question(code, host_key) -> ClassInfo   # the next preset; stays on the last one
     reveal(code, host_key) -> ClassInfo
+    lock(code, host_key) / unlock(code, host_key) -> ClassInfo   # new learners refused / let in
+    remove_learner(code, host_key, learner) -> (ClassInfo, predictions deleted)
+    remove_short(code, host_key, short) -> (ClassInfo, predictions deleted)  # by short id
+    learners(code, host_key, most) -> Learners   # who is in the class, for the dashboard
     close()
 
 Each refusal is an exception from `app.classes.errors` or `app.classes.refusals`, carrying
 a message safe to show: `UnknownClass` (404), `NotHost` (403), `AlreadyRevealed` and
 `QuestionMoved` (409), `ClassFull` (409), `UnknownQuestion` (422), `RateLimited(retry_after)`
-(429), `StorageUnavailable` (503), `InstructorKeyMissing` (401) and `InstructorKeyWrong`
-(403). A learner id, an intervention or a question that is not valid is
-a `ValueError` naming the field (the API's models refuse them before the service is asked).
+(429), `StorageUnavailable` (503), `InstructorKeyMissing` (401), `InstructorKeyWrong`
+(403), `ClassLocked` (423: a learner new to a locked class), `UnknownLearner` (404) and
+`AmbiguousLearner` (409).
+
+A learner is in a class once they have a prediction in it, on any question; a locked class
+refuses everyone else, and a removed learner (their predictions deleted) is new again.
+
+A learner id, an intervention or a question that is not valid is a `ValueError` naming the
+field (the API's models refuse them before the service is asked).
 
 `next_question` stops at the last preset (`ClassInfo.has_next` is then False) rather than
 wrapping round: a class that clicks once too often stays where it is instead of being sent
@@ -58,15 +68,22 @@ from app.classes.records import (
     QUESTIONS,
     TITLES,
     ClassInfo,
+    Learners,
     Opened,
     Tally,
     tally_of,
 )
-from app.classes.refusals import InstructorKeyMissing, InstructorKeyWrong
+from app.classes.refusals import (
+    AmbiguousLearner,
+    InstructorKeyMissing,
+    InstructorKeyWrong,
+    UnknownLearner,
+)
 from app.classes.store import ClassStore, Stored
 from app.config import AppSettings, data_dir
 
 LEARNER = re.compile(r"[A-Za-z0-9_-]{16,64}")
+SHORT_ID = re.compile(r"[A-Za-z0-9_-]{8}")  # the dashboard's: a learner id's first eight
 PURGE_EVERY_S = 600  # how often a busy server deletes expired classes, besides on start
 SQLITE_FILE = "classes.sqlite3"
 
@@ -237,6 +254,45 @@ class ClassRoom:
         shaped = self._host(code, host_key)
         return _info(shaped, self.store().reveal(shaped, int(self.clock())))
 
+    def lock(self, code: str, host_key: str) -> ClassInfo:
+        """Close the class to new learners; those in it may still change their answers."""
+        shaped = self._host(code, host_key)
+        return _info(shaped, self.store().set_locked(shaped, True, int(self.clock())))
+
+    def unlock(self, code: str, host_key: str) -> ClassInfo:
+        shaped = self._host(code, host_key)
+        return _info(shaped, self.store().set_locked(shaped, False, int(self.clock())))
+
+    def remove_learner(self, code: str, host_key: str, learner: str) -> tuple[ClassInfo, int]:
+        """Delete a learner's predictions in the class: (the class, how many were deleted)."""
+        shaped = self._host(code, host_key)
+        if not LEARNER.fullmatch(learner):
+            raise UnknownLearner(shaped)
+        stored, gone = self.store().remove(shaped, learner, int(self.clock()))
+        return _info(shaped, stored), gone
+
+    def remove_short(self, code: str, host_key: str, short: str) -> tuple[ClassInfo, int]:
+        """Remove the one learner whose id starts with `short`: the dashboard names learners
+        by short id only, so the page never carries an id that could send as them."""
+        shaped = self._host(code, host_key)
+        if not SHORT_ID.fullmatch(short):
+            raise UnknownLearner(shaped)
+        found = self.store().with_short_id(shaped, short)
+        if not found:
+            raise UnknownLearner(shaped)
+        if len(found) > 1:
+            raise AmbiguousLearner(shaped, short)
+        return self.remove_learner(shaped, host_key, found[0])
+
+    def learners(self, code: str, host_key: str, most: int) -> Learners:
+        """The class's learners for its instructor: those who answered the current question
+        first, at most `most`, and how many there are in all."""
+        shaped = self._host(code, host_key)
+        found = self.store().learners(shaped, int(self.clock()), most)
+        if found is None:
+            raise UnknownClass(shaped)
+        return found
+
     # --- helpers ---------------------------------------------------------------------------
 
     def _host(self, code: str, host_key: str) -> str:
@@ -280,4 +336,5 @@ def _info(code: str, stored: Stored) -> ClassInfo:
         revealed=stored.revealed,
         expires_at=_time(stored.expires_at),
         answered=stored.answered,
+        locked=stored.locked,
     )

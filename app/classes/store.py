@@ -26,6 +26,8 @@ from app.classes.errors import (
     UnknownClass,
 )
 from app.classes.limits import Limits
+from app.classes.records import Learner, Learners
+from app.classes.refusals import ClassLocked, UnknownLearner
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +38,15 @@ class Stored:
     expires_at: int
     revealed: bool
     answered: int
+    locked: bool = False
 
 
 Counts = list[tuple[str, bool | None, bool | None, int]]
 
 _INFO = """SELECT c.question, c.expires_at,
     EXISTS (SELECT 1 FROM revealed r WHERE r.code = c.code AND r.question = c.question),
-    (SELECT COUNT(*) FROM predictions p WHERE p.code = c.code AND p.question = c.question)
+    (SELECT COUNT(*) FROM predictions p WHERE p.code = c.code AND p.question = c.question),
+    c.locked
     FROM classes c WHERE c.code = ? AND c.expires_at > ?"""
 
 
@@ -108,7 +112,7 @@ class ClassStore:
         row = tx.one(_INFO, (code, now))
         if row is None:
             return None
-        return Stored(str(row[0]), int(row[1]), bool(row[2]), int(row[3]))
+        return Stored(str(row[0]), int(row[1]), bool(row[2]), int(row[3]), bool(row[4]))
 
     def host_hash(self, code: str, now: int) -> str | None:
         with self.db.read() as tx:
@@ -142,6 +146,75 @@ class ClassStore:
                 (code, row[0]),
             )
             return self._found(tx, code, now)
+
+    def set_locked(self, code: str, locked: bool, now: int) -> Stored:
+        """Close the class to new learners, or open it again. The update holds the class's
+        row, so a submission under way finishes first and every later one sees the change
+        (see the module's note)."""
+        with self.db.write() as tx:
+            row = tx.one(
+                "UPDATE classes SET locked = ? WHERE code = ? AND expires_at > ? RETURNING code",
+                (int(locked), code, now),
+            )
+            if row is None:
+                raise UnknownClass(code)
+            return self._found(tx, code, now)
+
+    def remove(self, code: str, learner: str, now: int) -> tuple[Stored, int]:
+        """Delete a learner's predictions on every question of the class: (the class, how
+        many went). They are then new to the class: refused while it is locked."""
+        with self.db.write() as tx:
+            # Hold the class's row, as the reveal does, so a submission from this learner
+            # under way is either removed with the rest or sees the removal.
+            row = tx.one(
+                "UPDATE classes SET locked = locked WHERE code = ? AND expires_at > ?"
+                " RETURNING code",
+                (code, now),
+            )
+            if row is None:
+                raise UnknownClass(code)
+            gone = tx.rows(
+                "DELETE FROM predictions WHERE code = ? AND learner = ? RETURNING question",
+                (code, learner),
+            )
+            if not gone:
+                raise UnknownLearner(code)
+            return self._found(tx, code, now), len(gone)
+
+    def with_short_id(self, code: str, short: str) -> list[str]:
+        """The class's learners whose id starts with `short` (the dashboard's short id)."""
+        with self.db.read() as tx:
+            rows = tx.rows(
+                "SELECT DISTINCT learner FROM predictions"
+                " WHERE code = ? AND substr(learner, 1, ?) = ?",
+                (code, len(short), short),
+            )
+        return [str(r[0]) for r in rows]
+
+    def learners(self, code: str, now: int, most: int) -> Learners | None:
+        """The class's learners, those with a prediction on the current question first,
+        each once, at most `most` of them; None: no such class."""
+        with self.db.read() as tx:
+            stored = self._find(tx, code, now)
+            if stored is None:
+                return None
+            total = tx.one(
+                "SELECT COUNT(DISTINCT learner) FROM predictions WHERE code = ?", (code,)
+            )
+            rows = tx.rows(
+                "SELECT l.learner, p.intervention, p.faster, p.kept"
+                " FROM (SELECT DISTINCT learner FROM predictions WHERE code = ?) l"
+                " LEFT JOIN predictions p"
+                " ON p.code = ? AND p.question = ? AND p.learner = l.learner"
+                " ORDER BY CASE WHEN p.intervention IS NULL THEN 1 ELSE 0 END, l.learner"
+                " LIMIT ?",
+                (code, code, stored.question, most),
+            )
+        listed = tuple(
+            Learner(str(r[0]), None if r[1] is None else str(r[1]), _said(r[2]), _said(r[3]))
+            for r in rows
+        )
+        return Learners(int(total[0]) if total else 0, listed)
 
     def _found(self, tx: Transaction, code: str, now: int) -> Stored:
         stored = self._find(tx, code, now)
@@ -180,14 +253,10 @@ class ClassStore:
                 "SELECT SUM(n) FROM learner_windows WHERE code = ? AND window_start = ?",
                 (code, window),
             )
-            counts = tx.one(
-                "SELECT COUNT(*), COUNT(CASE WHEN learner = ? THEN 1 END) FROM predictions"
-                " WHERE code = ? AND question = ?",
-                (learner, code, question),
-            )
-            # Then the class's row, held until commit against a reveal (see the module's note).
+            # Then the class's row, held until commit against a reveal, a lock or a removal
+            # (see the module's note); what is read after it sees what they committed.
             row = tx.one(
-                "SELECT question FROM classes WHERE code = ? AND expires_at > ?"
+                "SELECT question, locked FROM classes WHERE code = ? AND expires_at > ?"
                 + self.db.dialect.for_share,
                 (code, second),
             )
@@ -203,6 +272,16 @@ class ClassStore:
                 raise RateLimited("submissions to this class", limits.retry_after(now))
             if mine is not None and int(mine[0]) > limits.learner:
                 raise RateLimited("submissions from this learner", limits.retry_after(now))
+            if row[1] and not tx.one(
+                "SELECT 1 FROM predictions WHERE code = ? AND learner = ? LIMIT 1",
+                (code, learner),
+            ):
+                raise ClassLocked(code)  # new to the class, which is closed to new learners
+            counts = tx.one(
+                "SELECT COUNT(*), COUNT(CASE WHEN learner = ? THEN 1 END) FROM predictions"
+                " WHERE code = ? AND question = ?",
+                (learner, code, question),
+            )
             answered, replaced = (int(counts[0]), bool(counts[1])) if counts else (0, False)
             if not replaced and answered >= limits.learners:
                 raise ClassFull(limits.learners)

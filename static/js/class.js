@@ -7,6 +7,8 @@
 // class ever sees; `sent` is the last prediction the class accepted, so a reload sends
 // nothing twice. A damaged or foreign entry is removed, and the station goes on alone.
 // Everything shown is written with textContent; the server's own messages are text too.
+// A class the instructor has locked refuses a learner new to it (423): the banner says so
+// and sends nothing more until the class's poll shows it unlocked.
 
 import {
   CLASS_CODE_PATTERN, CLASS_INTERVENTIONS, CLASS_KEY, CLASS_POLL_MS, CLASS_PRESETS,
@@ -111,6 +113,12 @@ function join(root) {
     if (status) status.textContent = "This browser would not keep the class membership (storage is blocked or full), so your prediction cannot be sent. You can still open the question and predict on your own.";
     return;
   }
+  // Locked: stay on this page, which says why a new learner's prediction will be refused;
+  // one already in the class opens the question from its link.
+  if (root.dataset.locked === "true") {
+    if (status) status.textContent = `Class ${code} is kept in this browser. If you have already sent it a prediction, open the question to change it.`;
+    return;
+  }
   if (status) status.textContent = `Joined class ${code}. Opening the question…`;
   window.location.replace(preset.url);
 }
@@ -137,6 +145,7 @@ class Banner {
     this.timer = null;
     this.stopped = false;
     this.revealed = false;
+    this.closed = ""; // the class's refusal while it is locked to this (new) learner
     this.build();
   }
 
@@ -256,6 +265,12 @@ class Banner {
       this.say("The answers are in: the instructor has revealed the evidence.");
       return;
     }
+    // Refused as new to a locked class: sent again only once the instructor unlocks it.
+    if (this.closed && info.locked === true) {
+      this.say(this.closed);
+      return;
+    }
+    this.closed = "";
     await this.send();
   }
 
@@ -293,6 +308,11 @@ class Banner {
     const answer = await r.json().catch(() => ({}));
     const detail = typeof answer.detail === "string" ? answer.detail : "";
     if (r.status === 404) return this.ended();
+    if (r.status === 423) {
+      this.closed = detail || `Class ${this.m.code} is closed to new learners: the instructor has locked it.`;
+      this.say(this.closed);
+      return;
+    }
     if (r.status === 409) {
       this.say(detail || "The class is not taking predictions on this question now.");
       return;

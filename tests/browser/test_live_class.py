@@ -11,13 +11,15 @@ JavaScript, and a damaged membership that never breaks the station.
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from app.classes.contract import CLASS_KEY, CLASS_PRESETS
+from tests.browser.chromium import live_station
 from tests.browser.helpers import BrowserMonitor, axe, screenshot, seed_storage, storage_of
 
 PROJECTOR = {"width": 1024, "height": 768}
@@ -398,3 +400,111 @@ def test_the_api_s_host_url_makes_this_browser_the_instructor_without_sending_th
     expect(stale).to_have_url(re.compile(rf"/class/{code}/host$"))  # dropped from the bar
     stale.goto(f"/class/{code}")
     expect(stale.get_by_test_id("reveal")).to_have_count(0)
+
+
+def test_the_instructor_locks_the_class_and_removes_a_learner(
+    new_context: NewContext, monitor: BrowserMonitor
+) -> None:
+    """Lock: a learner new to the class is told it is closed, one already in still changes
+    their answer; Remove: the learner's answer leaves the tally and the list. All from the
+    keyboard, and the dashboard stays on one projector screen."""
+    monitor.allow_console_error(  # the class refuses a new learner with 423 on purpose
+        r"^Failed to load resource: the server responded with a status of 423"
+    )
+    instructor, code = open_class(new_context)
+    a = new_context().new_page()
+    a.goto(f"/join/{code}")
+    expect(a).to_have_url(re.compile(rf"preset={FIRST.id}"))
+    predict(a, "lengthen_k", "yes", "yes")
+    answered(instructor)("1 learner has answered.")
+
+    fits(instructor)
+    fold = instructor.get_by_test_id("class-learners").locator("summary")
+    fold.focus()
+    instructor.keyboard.press("Enter")
+    instructor.get_by_test_id("lock").focus()
+    instructor.keyboard.press("Enter")
+    expect(instructor.get_by_test_id("class-locked")).to_be_visible()
+    expect(instructor.get_by_test_id("join-qr")).to_have_count(0)  # nobody new can join
+    fits(instructor)
+    axe(instructor, "the dashboard, locked")
+
+    late = new_context().new_page()
+    late.goto(f"/join/{code}")
+    expect(late.get_by_test_id("joining-locked")).to_contain_text("closed to new learners")
+    axe(late, "joining a locked class")
+    late.get_by_test_id("joining-open").click()
+    expect(late).to_have_url(re.compile(rf"preset={FIRST.id}"))
+    late.locator("#pred-raise_match").check()
+    late.get_by_test_id("record-prediction").click()
+    expect(late.get_by_test_id("class-banner-status")).to_have_text(
+        re.compile(rf"^Class {code} is closed to new learners"), timeout=6_000
+    )
+    # A learner already in changes their answer.
+    a.goto(FIRST.url)
+    predict(a, "raise_match", "no", "yes")
+    expect(instructor.get_by_test_id("bar-raise_match")).to_have_attribute(
+        "data-count", "1", timeout=WITHIN
+    )
+
+    # Remove A from the list (reloaded: the list is not polled).
+    instructor.reload()
+    learners = instructor.get_by_test_id("class-learners")
+    learners.locator("summary").focus()
+    instructor.keyboard.press("Enter")
+    expect(learners.locator(".learner")).to_have_count(1)
+    expect(learners.locator(".learner__answer")).to_have_text("Raise draft-target match")
+    axe(instructor, "the dashboard's learners")
+    learners.locator(".learner__remove").focus()
+    instructor.keyboard.press("Enter")
+    expect(instructor.get_by_test_id("class-answered")).to_have_text("Nobody has answered yet.")
+    expect(instructor.get_by_test_id("class-learners")).to_contain_text("Door and learners (0)")
+    instructor.get_by_test_id("class-learners").locator("summary").click()
+    instructor.get_by_test_id("unlock").click()
+    expect(instructor.get_by_test_id("class-locked")).to_have_count(0)
+    expect(instructor.get_by_test_id("join-qr").locator("svg[role=img]")).to_be_visible()
+
+
+@pytest.fixture(scope="module")
+def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A second station whose classes take an instructor key."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STATION08_")}
+    env["STATION08_DATA_DIR"] = str(tmp_path_factory.mktemp("keyed-class-data"))
+    env["STATION08_INSTRUCTOR_KEY"] = INSTRUCTOR_KEY
+    with live_station(env, tmp_path_factory.mktemp("keyed") / "uvicorn.log") as url:
+        yield url
+
+
+INSTRUCTOR_KEY = "the instructor's own key"
+
+
+def test_with_an_instructor_key_the_opening_page_asks_for_it(
+    browser: Browser, keyed_server: str
+) -> None:
+    """On a server that sets STATION08_INSTRUCTOR_KEY: a password field, a wrong key said
+    beside it (403, no class), the right one opens the class; from the keyboard. Its own
+    context, since the session's monitor watches the other server's origin."""
+    context = browser.new_context(base_url=keyed_server, viewport={"width": 1024, "height": 768})
+    errors: list[str] = []
+    context.on("weberror", lambda e: errors.append(str(e.error)))
+    try:
+        page = context.new_page()
+        page.goto("/class")
+        field = page.get_by_test_id("instructor-key")
+        expect(field).to_have_attribute("type", "password")
+        axe(page, "/class with an instructor key")
+        field.fill("a guess")
+        field.press("Enter")
+        expect(page.get_by_test_id("open-problem")).to_contain_text(
+            "not this server's instructor key"
+        )
+        expect(field).to_have_attribute("aria-invalid", "true")
+        axe(page, "/class, a wrong instructor key")
+        page.get_by_test_id("instructor-key").fill(INSTRUCTOR_KEY)
+        page.get_by_test_id("instructor-key").press("Enter")
+        expect(page).to_have_url(re.compile(r"/class/[A-Z2-9]{6}$"))
+        expect(page.get_by_test_id("reveal")).to_be_visible()
+        assert INSTRUCTOR_KEY not in page.content()
+    finally:
+        context.close()
+    assert errors == []

@@ -355,6 +355,9 @@ def test_the_api_is_documented_with_typed_answers(client: TestClient) -> None:
         ("/api/classes/{code}/tally", "get"),
         ("/api/classes/{code}/question", "post"),
         ("/api/classes/{code}/reveal", "post"),
+        ("/api/classes/{code}/lock", "post"),
+        ("/api/classes/{code}/unlock", "post"),
+        ("/api/classes/{code}/learners/{learner}", "delete"),
     }
     for (path, method), op in ops.items():
         assert op["tags"] == ["class"]
@@ -362,10 +365,17 @@ def test_the_api_is_documented_with_typed_answers(client: TestClient) -> None:
         assert "$ref" in ok["content"]["application/json"]["schema"], path
         if path != "/api/classes":
             assert "404" in op["responses"]
-        if method == "post":
+        if method in ("post", "delete"):
             assert {"403", "413"} <= set(op["responses"])
-    for path in ("/api/classes/{code}/reveal", "/api/classes/{code}/question"):
-        params = {p["name"]: p for p in ops[(path, "post")]["parameters"]}
+    for path, method in (
+        ("/api/classes/{code}/reveal", "post"),
+        ("/api/classes/{code}/question", "post"),
+        ("/api/classes/{code}/lock", "post"),
+        ("/api/classes/{code}/unlock", "post"),
+        ("/api/classes/{code}/learners/{learner}", "delete"),
+        ("/api/classes", "post"),
+    ):
+        params = {p["name"]: p for p in ops[(path, method)]["parameters"]}
         assert params["Authorization"]["in"] == "header"
 
 

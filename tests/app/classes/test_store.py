@@ -102,7 +102,9 @@ def test_only_what_the_tally_needs_is_kept(store: Backend) -> None:
     opened = room.open(BASE)
     room.submit(opened.code, learner(1), QUESTIONS[0], "raise_match", True, None)
     db = room.store().db
-    assert columns(db, "classes") == {"code", "host_hash", "question", "created_at", "expires_at"}
+    assert columns(db, "classes") == {
+        "code", "host_hash", "question", "created_at", "expires_at", "locked",
+    }  # fmt: skip
     assert columns(db, "predictions") == {
         "code", "question", "learner", "intervention", "faster", "kept",
     }  # fmt: skip
