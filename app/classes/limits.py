@@ -7,9 +7,11 @@ is the sum of its learners' counts in the window (no row of its own that every s
 would have to update). A learner may
 send `learner` submissions per window (a learner changing their mind, not a script); a class
 `per_class` (200 learners all changing their mind several times within the window fits);
-the server opens at most `opens` classes per `open_window` seconds (a class costs a row and
-its predictions until it expires: this bounds what an anonymous client can make us keep);
-and a question holds at most `learners` predictions.
+at most `opens` classes are opened per `open_window` seconds from one client address, or
+from the whole server where an instructor key is set (a class costs a row and its
+predictions until it expires: this bounds what an anonymous client can make us keep);
+and a question holds at most `learners` predictions. The opening and learner caps hold
+exactly under concurrent writers, each counted under a lock (`app.classes.store`).
 """
 
 from __future__ import annotations

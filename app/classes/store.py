@@ -11,10 +11,21 @@ committed before the reveal (and counted in what is revealed) or sees the reveal
 refused; never counted after the class has seen the answer. (In PostgreSQL's read committed
 each statement sees what was committed before it began, so the check is a statement issued
 after the lock is held, not part of the statement that takes it.)
+
+The caps hold exactly under concurrent writers, which a count followed by an insert does not
+give in read committed (two writers both count 59 against 60 and both insert): on PostgreSQL
+an opening, and a learner's first prediction on a question, first take a transaction-level
+advisory lock (`_serialise`: one for all openings, which are rare; one per class and
+question), then count with a statement begun after it, which sees every insert committed
+before the lock was granted. A learner changing their answer takes no lock, so only
+newcomers to a question queue, and only behind each other. The learner's lock is taken after
+the class's row is held FOR SHARE, never before, so it cannot close a cycle with a reveal
+waiting for that row. SQLite needs no lock: its writing transactions run one at a time.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from app.classes.database import Database, Transaction
@@ -61,9 +72,22 @@ def _flag(value: bool | None) -> int | None:
     return None if value is None else int(value)
 
 
+def _lock_key(*parts: str) -> int:
+    """A signed 64-bit advisory lock key for what `parts` name (a collision only makes two
+    unrelated writers wait for each other)."""
+    digest = hashlib.blake2b("\x1f".join(("station08", *parts)).encode(), digest_size=8)
+    return int.from_bytes(digest.digest(), "big", signed=True)
+
+
 class ClassStore:
     def __init__(self, db: Database) -> None:
         self.db = db
+
+    def _serialise(self, tx: Transaction, *parts: str) -> None:
+        """Wait for, and hold until this transaction ends, the lock `parts` name (PostgreSQL;
+        SQLite's writer already holds the database's one write lock)."""
+        if self.db.dialect.name == "postgresql":
+            tx.one("SELECT pg_advisory_xact_lock(CAST(? AS BIGINT))", (_lock_key(*parts),))
 
     def create(
         self,
@@ -82,6 +106,7 @@ class ClassStore:
         classes are counted for the server as a whole. A refusal writes nothing."""
         since = now - limits.open_window
         with self.db.write() as tx:
+            self._serialise(tx, "openings")  # the count below sees every opening before it
             if opener is None:
                 recent = tx.one("SELECT COUNT(*) FROM classes WHERE created_at > ?", (since,))
                 what = "classes opened on this server"
@@ -283,6 +308,16 @@ class ClassStore:
                 (learner, code, question),
             )
             answered, replaced = (int(counts[0]), bool(counts[1])) if counts else (0, False)
+            if not replaced:
+                # New to the question: counted again under the question's lock, so that the
+                # cap is exact (see the module's note).
+                self._serialise(tx, "learners", code, question)
+                counts = tx.one(
+                    "SELECT COUNT(*), COUNT(CASE WHEN learner = ? THEN 1 END) FROM predictions"
+                    " WHERE code = ? AND question = ?",
+                    (learner, code, question),
+                )
+                answered, replaced = (int(counts[0]), bool(counts[1])) if counts else (0, False)
             if not replaced and answered >= limits.learners:
                 raise ClassFull(limits.learners)
             # A statement begun after the lock: it sees a reveal committed before it.
