@@ -82,6 +82,7 @@ from app.classes.refusals import (
     UnknownLearner,
 )
 from app.classes.service import ClassRoom
+from app.classes.threads import on_class_threads
 
 WRITERS = 8  # threads one process gives submissions at once (its writing connections: 1-8)
 MAX_BODY = 2 * 1024  # bytes: a prediction is ~150
@@ -209,7 +210,12 @@ CHANGES: Responses = {
 }
 STORAGE: Responses = {503: _refused("The class storage is not answering.", retry=True)}
 
-router = APIRouter(prefix="/api/classes", tags=["class"], route_class=ClassRoute, responses=STORAGE)
+router = APIRouter(
+    prefix="/api/classes",
+    tags=["class"],
+    route_class=on_class_threads(ClassRoute),
+    responses=STORAGE,
+)
 Code = Annotated[str, Path(description="The class's join code (six letters and digits).")]
 # A header parameter, not an OpenAPI security scheme: a scheme declares the key required,
 # which promises a 401 without it; here a missing key is refused as a wrong one is (403).

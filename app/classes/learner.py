@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
-from starlette.concurrency import run_in_threadpool
+from fastapi.routing import APIRoute
 
+from app.classes import threads as class_threads
 from app.classes.contract import (
     CLASS_INTERVENTIONS,
     CLASS_PRESET_BY_ID,
@@ -44,11 +45,12 @@ from app.classes.pages import (
     refuse,
     room_of,
 )
+from app.classes.threads import on_class_threads
 from app.contract.route import Intervention
 from app.rendering.pipeline import Context, Env, Page
 from app.station.state.query import INTERVENTION_LABELS
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=on_class_threads(APIRoute))
 COOKIE_PATH = "/class"  # both posts are under it; the station's own pages never see it
 _LEARNER = re.compile(LEARNER_ID_PATTERN)
 # Where the answer page links back to: the station's own address, as the banner writes it
@@ -99,7 +101,7 @@ def _sent(env: Env, s: Sent, _: object) -> Context:
     return Context({"s": s}, s.status, (NO_STORE,))
 
 
-SENT = Page("class/sent.html", _sent)
+SENT = Page("class/sent.html", _sent, classroom=True)
 
 
 def _problem(fields: dict[str, str]) -> str:
@@ -132,7 +134,7 @@ async def send_without_script(request: Request) -> Response:
     fields = await read_form(request, max_fields=2 * len(FIELDS))
     if fields is None:
         return forbidden(request, "That form is larger than the station ever sends.")
-    return await run_in_threadpool(_send, request, fields)
+    return await class_threads.run(_send, request, fields)
 
 
 def _send(request: Request, fields: dict[str, str]) -> Response:

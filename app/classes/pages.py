@@ -34,9 +34,10 @@ from urllib.parse import parse_qs
 import segno
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
+from fastapi.routing import APIRoute
 from markupsafe import Markup, escape
-from starlette.concurrency import run_in_threadpool
 
+from app.classes import threads as class_threads
 from app.classes.codes import normal_code
 from app.classes.contract import (
     CLASS_INTERVENTIONS,
@@ -64,6 +65,7 @@ from app.classes.refusals import (
     UnknownLearner,
 )
 from app.classes.service import ClassRoom
+from app.classes.threads import on_class_threads
 from app.classes.views import (
     Said,
     Snapshot,
@@ -73,7 +75,7 @@ from app.classes.views import (
 from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.station.state.query import INTERVENTION_LABELS
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=on_class_threads(APIRoute))
 NO_STORE = ("Cache-Control", "no-store")
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 FORM_MAX = 1024  # bytes: the question form sends one preset id
@@ -151,7 +153,7 @@ def _refused(env: Env, r: Refusal, _: object) -> Context:
     return Context({"refusal": r}, r.status, tuple(headers))
 
 
-REFUSED = Page("class/refused.html", _refused)
+REFUSED = Page("class/refused.html", _refused, classroom=True)
 
 
 def refuse(request: Request, error: ClassRefused) -> Response:
@@ -216,7 +218,7 @@ def _open(env: Env, form: OpenForm, _: object) -> Context:
     return Context({"retention": retention, "form": form}, form.status, tuple(headers))
 
 
-OPEN = Page("class/open.html", _open)
+OPEN = Page("class/open.html", _open, classroom=True)
 NO_INSTRUCTOR_KEY = "Opening a class on this server takes the instructor key: type it here."
 WRONG_INSTRUCTOR_KEY = (
     "That is not this server's instructor key, so no class was opened: check it and try again."
@@ -244,7 +246,7 @@ async def open_class(request: Request) -> Response:
     fields = await read_form(request, max_fields=2)
     if fields is None:
         return forbidden(request, "That form is larger than the opening page ever sends.")
-    return await run_in_threadpool(_open_class, request, fields.get("key", ""))
+    return await class_threads.run(_open_class, request, fields.get("key", ""))
 
 
 def _open_class(request: Request, key: str) -> Response:
@@ -274,7 +276,7 @@ def _handover(env: Env, h: Handover, _: object) -> Context:
     return Context({"h": h}, 403 if h.problem else 200, (NO_STORE,))
 
 
-HANDOVER = Page("class/host.html", _handover)
+HANDOVER = Page("class/host.html", _handover, classroom=True)
 WRONG_KEY = "That is not this class's instructor key: paste the host_key the API answered."
 
 
@@ -311,7 +313,7 @@ async def take_key(request: Request, code: str) -> Response:
     fields = await read_form(request, max_fields=2)
     if fields is None:
         return forbidden(request, "That form is larger than the handover page ever sends.")
-    return await run_in_threadpool(_take_key, request, code, fields.get("key", "").strip())
+    return await class_threads.run(_take_key, request, code, fields.get("key", "").strip())
 
 
 def _take_key(request: Request, code: str, key: str) -> Response:
@@ -397,12 +399,12 @@ def _revealed(key: Dashboard | Snapshot) -> bool:
     return snap.revealed
 
 
-DASHBOARD = Page("class/dashboard.html", _dashboard, heavy=_revealed)
+DASHBOARD = Page("class/dashboard.html", _dashboard, heavy=_revealed, classroom=True)
 # The instructor's list of learners shows this many (those who answered the current question
 # first); a class holds up to 1 000 per question, which no projector page should carry.
 LEARNERS_LISTED = 200
 ANSWER_LABELS = {i.value: INTERVENTION_LABELS[i] for i in CLASS_INTERVENTIONS}
-LIVE = Page("class/_live.html", _live, heavy=_revealed)
+LIVE = Page("class/_live.html", _live, heavy=_revealed, classroom=True)
 
 
 @router.get("/class/{code}")
@@ -457,7 +459,7 @@ def _ended(env: Env, code: str, _: object) -> Context:
     return Context({"code": code}, 200, (NO_STORE,))
 
 
-ENDED = Page("class/_ended.html", _ended)
+ENDED = Page("class/_ended.html", _ended, classroom=True)
 
 
 # --------------------------------------------------------------------------- instructor
@@ -519,7 +521,7 @@ async def choose_question(request: Request, code: str) -> Response:
     fields = await read_form(request, max_fields=4)
     if fields is None:
         return forbidden(request, "That form is larger than the dashboard ever sends.")
-    return await run_in_threadpool(_act, request, code, "question", fields.get("preset", ""))
+    return await class_threads.run(_act, request, code, "question", fields.get("preset", ""))
 
 
 @router.post("/class/{code}/lock")
@@ -540,7 +542,7 @@ async def remove_learner(request: Request, code: str) -> Response:
     fields = await read_form(request, max_fields=2)
     if fields is None:
         return forbidden(request, "That form is larger than the dashboard ever sends.")
-    return await run_in_threadpool(_act, request, code, "remove", fields.get("learner", ""))
+    return await class_threads.run(_act, request, code, "remove", fields.get("learner", ""))
 
 
 async def read_form(request: Request, max_fields: int) -> dict[str, str] | None:
@@ -570,7 +572,7 @@ def _join(env: Env, form: JoinForm, _: object) -> Context:
     return Context({"form": form}, 422 if form.problem else 200)
 
 
-JOIN = Page("class/join.html", _join)
+JOIN = Page("class/join.html", _join, classroom=True)
 
 
 @router.get("/join")
@@ -602,7 +604,7 @@ def _joining(env: Env, j: Joining, _: object) -> Context:
     return Context({"j": j, "preset": p, "title": title}, 200, (NO_STORE,))
 
 
-JOINING = Page("class/joining.html", _joining)
+JOINING = Page("class/joining.html", _joining, classroom=True)
 
 
 @router.get("/join/{code}")

@@ -135,18 +135,30 @@ class ClassRoom:
 
     def store(self) -> ClassStore:
         """The open store: on first use the schema is migrated and expired classes purged;
-        afterwards a purge runs at most every `purge_every` seconds, on whichever call."""
+        afterwards a purge runs at most every `purge_every` seconds, on whichever call.
+
+        The first connect happens outside the lock: a thread that finds no store opens one
+        (the database's breaker refuses at once while a connect has just failed), and the
+        first to finish keeps it, so no request waits on the lock behind another's connect.
+        Migrating is safe to run twice at once (app/classes/migrations.py)."""
         now = self.clock()
         with self._lock:
-            if self._store is None:
-                db = self._connect()
-                try:
-                    migrate(db)
-                except BaseException:
-                    db.close()
-                    raise
-                self._store = ClassStore(db)
             store = self._store
+        if store is None:
+            db = self._connect()
+            try:
+                migrate(db)
+            except BaseException:
+                db.close()
+                raise
+            opened = ClassStore(db)
+            with self._lock:
+                if self._store is None:
+                    self._store = opened
+                store = self._store
+            if store is not opened:
+                db.close()  # another thread opened the store first
+        with self._lock:
             purge = now - self._purged_at >= self.purge_every
             if purge:
                 self._purged_at = now

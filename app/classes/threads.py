@@ -10,7 +10,7 @@ class requests wait for them, and nothing else does. The store fails fast beside
 (app/classes/database.py), so the wait is seconds, not minutes.
 
 `on_class_threads(Route)` is the route class for a class router: it leaves an async endpoint
-as it is and wraps a synchronous one.
+as it is and wraps a synchronous one; an async endpoint hands its blocking part to `run`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ _limiters: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, CapacityLimiter]
 )
 
 R = TypeVar("R", bound=type[APIRoute])
+T = TypeVar("T")
 
 
 def limiter() -> CapacityLimiter:
@@ -42,6 +43,12 @@ def limiter() -> CapacityLimiter:
     if found is None:
         found = _limiters[loop] = CapacityLimiter(CLASS_THREADS)
     return found
+
+
+async def run(work: Callable[..., T], *args: Any) -> T:
+    """``work(*args)`` on the class threads: what an async class route hands off (a form's
+    answer, once the form is read on the loop)."""
+    return await to_thread.run_sync(functools.partial(work, *args), limiter=limiter())
 
 
 def on_own_threads(endpoint: Callable[..., Any]) -> Callable[..., Any]:

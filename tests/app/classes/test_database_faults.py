@@ -37,7 +37,9 @@ from app.classes.database import (
     sqlite_dialect,
 )
 from app.classes.errors import StorageFault, StorageUnavailable
+from app.classes.migrations import migrate
 from app.classes.service import SQLITE_FILE, ClassRoom, open_database
+from app.classes.store import ClassStore
 from app.config import AppSettings
 from app.main import create_app
 from tests.app.classes.conftest import Cluster, Silent
@@ -246,36 +248,60 @@ def test_the_breaker_refuses_for_its_back_off_then_lets_one_probe_through(
     db.close()
 
 
-def test_breaker_twin_without_a_back_off_ten_threads_queue_behind_each_connect(
+class StoreOpenedUnderTheLock(ClassRoom):
+    """A class room that opens its store while holding its lock, as a careless one would."""
+
+    def store(self) -> ClassStore:
+        with self._lock:
+            if self._store is None:
+                db = self._connect()
+                try:
+                    migrate(db)
+                except BaseException:
+                    db.close()
+                    raise
+                self._store = ClassStore(db)
+            return self._store
+
+
+def _ten_first_uses(tmp_path: Path, room: type[ClassRoom], slow: float) -> tuple[float, int]:
+    """Ten threads' first use of a class room whose every connect takes ``slow`` seconds
+    and fails: (seconds until the last is refused, connects tried)."""
+    connects = Connects(tmp_path / f"{time.monotonic_ns()}.sqlite3")
+    connects.fail = True
+    real = connects.connect
+
+    def slow_connect() -> Connection:
+        time.sleep(slow)
+        return real()
+
+    dialect = dataclasses.replace(connects.dialect, connect=slow_connect)
+    opened = room(lambda: Database(dialect), retention=timedelta(hours=1), clock=Clock())
+    start = time.monotonic()
+    with ThreadPoolExecutor(10) as pool:
+        errors = list(pool.map(lambda _: timed(lambda: opened.find(CODE))[1], range(10)))
+    assert all(isinstance(e, StorageUnavailable) for e in errors)
+    return time.monotonic() - start, connects.calls
+
+
+def test_ten_first_uses_wait_out_their_connects_together_not_in_turn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The teeth of the ten-thread test: with no back-off, each first use waits out its
-    own failing connect in turn (the class room opens its store under its lock), so the
-    same measurement that passes above is ten times one connect here."""
-    slow = 0.3
-
-    def run() -> tuple[float, int]:
-        connects = Connects(tmp_path / f"{time.monotonic_ns()}.sqlite3")
-        connects.fail = True
-        real = connects.connect
-
-        def slow_connect() -> Connection:
-            time.sleep(slow)
-            return real()
-
-        dialect = dataclasses.replace(connects.dialect, connect=slow_connect)
-        room = room_on(lambda: Database(dialect))
-        start = time.monotonic()
-        with ThreadPoolExecutor(10) as pool:
-            errors = list(pool.map(lambda _: timed(lambda: room.find(CODE))[1], range(10)))
-        assert all(isinstance(e, StorageUnavailable) for e in errors)
-        return time.monotonic() - start, connects.calls
-
-    with_breaker, calls = run()
-    assert with_breaker < 4 * slow and calls == 1
+    """No back-off to help: the class room opens its store outside its lock, so ten first
+    uses of a silent store are refused after about one connect, not ten in a row."""
     monkeypatch.setattr(database, "BACKOFF_S", 0.0)
-    without, calls = run()
-    assert without >= 10 * slow * 0.9 and calls == 10
+    slow = 0.3
+    elapsed, calls = _ten_first_uses(tmp_path, ClassRoom, slow)
+    assert elapsed < 4 * slow and calls == 10
+
+
+def test_teeth_a_room_that_opens_its_store_under_its_lock_queues_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(database, "BACKOFF_S", 0.0)
+    slow = 0.3
+    elapsed, calls = _ten_first_uses(tmp_path, StoreOpenedUnderTheLock, slow)
+    assert elapsed >= 10 * slow * 0.9 and calls == 10
 
 
 def test_no_lock_is_held_across_a_connect(tmp_path: Path) -> None:
