@@ -41,8 +41,9 @@ def main() -> None:
         host=settings.host,
         port=settings.port,
         log_level="info",
-        # A request head past 16 KiB is answered 414/431 rather than reset, and one that
-        # never completes is closed after 10 s (app/edge/protocol.py).
+        # A request head past 16 KiB is answered 414/431 rather than reset; a head not
+        # complete in 10 s, or a whole request in 15 s, is closed; each worker holds at most
+        # 512 connections (app/edge/protocol.py).
         http=PROTOCOL,
         h11_max_incomplete_event_size=MAX_HEAD,
         # One process per core: a render holds the GIL, so threads cannot share the work.
