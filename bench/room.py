@@ -169,6 +169,8 @@ async def drop_forms(port: int, stop: asyncio.Event, count: list[int]) -> None:
     body = b"code=ABCDEF&learner=bench-dropper&question=q&intervention=k"
     head = (
         f"POST /class/predict HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
+        # From the station's own page, as a browser says it, so the form's body is read.
+        f"Origin: http://{HOST}:{port}\r\nSec-Fetch-Site: same-origin\r\n"
         f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {2 * len(body)}"
         "\r\n\r\n"
     ).encode()
