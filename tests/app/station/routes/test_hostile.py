@@ -73,7 +73,7 @@ NO_QUERY = (
     "/favicon.ico",
     "/healthz",
 )
-# A live class (app/classes/api.py): JSON with a path parameter, mostly POSTs; its own
+# A live class (app/classes/api.py): JSON with a path parameter, mostly POSTs, one DELETE; its own
 # hostile cases (keys, cross-site, sizes, scripts in every field) are tests/app/classes.
 CLASS_JSON = (
     "/api/classes",
@@ -82,6 +82,9 @@ CLASS_JSON = (
     "/api/classes/{code}/tally",
     "/api/classes/{code}/question",
     "/api/classes/{code}/reveal",
+    "/api/classes/{code}/lock",
+    "/api/classes/{code}/unlock",
+    "/api/classes/{code}/learners/{learner}",
 )
 # A live class's pages (app/classes/pages.py): HTML with a path parameter; their own
 # cases (the host key, cross-site forms, unknown codes) are tests/app/classes/test_pages.py.
@@ -91,6 +94,9 @@ CLASS_FORMS = (
     "/class/{code}/reveal",
     "/class/{code}/next",
     "/class/{code}/question",
+    "/class/{code}/lock",
+    "/class/{code}/unlock",
+    "/class/{code}/remove",
     "/class/{code}/join",
     "/class/predict",
 )
