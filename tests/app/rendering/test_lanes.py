@@ -53,15 +53,17 @@ def test_a_lane_runs_one_at_a_time_and_answers_every_request() -> None:
     assert work.most == 1
 
 
-def test_teeth_work_in_two_lanes_overlaps() -> None:
-    # The point of separate lanes: a heavy request never makes a slider answer wait for it.
+@pytest.mark.parametrize("other", ["interactive", "classroom"])
+def test_teeth_work_in_two_lanes_overlaps(other: str) -> None:
+    # The point of separate lanes: a heavy request never makes a slider answer, or the
+    # projector, wait for it.
     work = Overlap(delay=0.05)
     lanes = Lanes()
 
     async def both() -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_all, lanes.heavy, work, 2)
-            tg.start_soon(_all, lanes.interactive, work, 2)
+            tg.start_soon(_all, getattr(lanes, other), work, 2)
 
     on_own_thread(anyio.run, both)
     assert work.most == 2
@@ -110,19 +112,6 @@ def test_the_classroom_lane_is_picked_whatever_the_weight() -> None:
     lanes = Lanes()
     assert lanes.pick(True, classroom=True) is lanes.classroom
     assert lanes.pick(False, classroom=True) is lanes.classroom
-
-
-def test_the_classroom_lane_runs_beside_a_busy_heavy_lane() -> None:
-    work = Overlap(delay=0.05)
-    lanes = Lanes()
-
-    async def both() -> None:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_all, lanes.heavy, work, 2)
-            tg.start_soon(_all, lanes.classroom, work, 2)
-
-    on_own_thread(anyio.run, both)
-    assert work.most == 2
 
 
 async def _with_the_default_pool_held(run: Callable[[], Awaitable[object]]) -> bool:
