@@ -18,9 +18,9 @@ from app.station.views.gates import invariant_view, verdict_view
 from app.station.views.judgement import optimum_sentence, savings
 from app.station.views.pricing import cost_short
 from witness import Settings
-from witness.core.theory import break_even_alpha, speculation_pays
+from witness.core.theory import break_even_alpha
 from witness.core.trace import RequestTrace
-from witness.cost.costing import price, priced_optimum
+from witness.cost.costing import any_k_pays, price, priced_optimum
 from witness.judge.ensemble import Ensemble
 from witness.judge.sweep import K_MAX
 
@@ -126,7 +126,7 @@ def next_repair(s: Settings, trace: RequestTrace, ens: Ensemble) -> str:
         return "Turn sampling repair back on: only the residual keeps the target distribution."
     optimum = priced_optimum(s, alpha, K_MAX)
     status = savings(ens, s).status
-    if not speculation_pays(alpha, price(s, 1)):
+    if not any_k_pays(s, alpha):
         return (
             f"Cheapen the draft or raise the match: no draft length pays while α ≤ c "
             f"(α = {alpha:.2f}, {cost_short(s, 1)})."

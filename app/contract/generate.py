@@ -12,13 +12,14 @@ From app/contract/route.py and witness/core/settings.py (through app/contract/sc
 - docs/settings.md: every setting of the server and of the instrument, from their models
   (app/contract/settings_doc.py);
 - static/css/marks.css: a served token's marks and their alternative text
-  (app/station/views/marks.py).
+  (app/station/views/marks.py);
+- docs/h200-fit.md: the H200 pass model's error at every timed pass (witness/cost/passes.py).
 
 The schema, contract.js, settings.md and marks.css are committed, so the contract reads in the
 repository as it is served. The validator is a build product, mostly Ajv's own run-time
 code: like htmx, it is made at set-up into static/vendor/ (git-ignored) and never committed.
 The output is deterministic (fixed key order, pinned npm versions), and `make setup`
-regenerates all five.
+regenerates them all.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ from app.contract.settings_doc import settings_md
 from app.rendering.parts import HEADER as PARTS_HEADER
 from app.station.views.marks import marks_css
 from witness.core.settings import Settings, field_bounds
+from witness.cost.costing import passes
+from witness.cost.passes import fit_report
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = Path("docs/route-memory.schema.json")
@@ -53,6 +56,7 @@ CONTRACT_JS = Path("static/js/contract.js")
 VALIDATOR_JS = Path("static/vendor/route-memory-validator.js")
 SETTINGS_MD = Path("docs/settings.md")
 MARKS_CSS = Path("static/css/marks.css")
+FIT_MD = Path("docs/h200-fit.md")
 COMPILER = Path("scripts/compile-validator.mjs")
 WIDTH = 100  # a JSON object or list that fits on one line of this width is written on one
 
@@ -212,6 +216,7 @@ def outputs() -> dict[Path, str]:
         VALIDATOR_JS: validator_js(schema),
         SETTINGS_MD: settings_md(),
         MARKS_CSS: marks_css(),
+        FIT_MD: fit_report(passes()),
     }
 
 

@@ -41,6 +41,7 @@ SETTINGS_ADDED_LATER = (
     "pair",
     "batch",
     "context",
+    "stack",
 )
 EXPORT_KIND = "tsl.route-memory.export"
 # The largest stored entry the browser reads (characters); an export file may hold one per

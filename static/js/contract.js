@@ -87,8 +87,9 @@ export const SETTINGS = {
   "machine": {
     "kind": "choice",
     "type": "string",
-    "enum": ["custom", "h100", "a100", "l4", "laptop"]
+    "enum": ["custom", "h200", "h100", "a100", "l4", "laptop"]
   },
+  "stack": {"kind": "choice", "type": "string", "enum": ["graphs", "compiled", "eager", "roofline"]},
   "pair": {
     "kind": "choice",
     "type": "string",
@@ -111,7 +112,7 @@ export const PARTS_HEADER = "X-Station-Parts";
 export const STATION_URL_PATTERN = "^/station(\\?[^#]*)?$";
 
 // The longest reopenable link.
-export const STATION_URL_MAX = 3057;
+export const STATION_URL_MAX = 3072;
 
 // The longest date-time text accepted.
 export const TIMESTAMP_MAX = 40;

@@ -88,7 +88,7 @@ def test_the_context_adds_kv_reads_and_memory() -> None:
 
 
 def test_every_machine_and_model_cites_its_source() -> None:
-    assert set(MACHINES) == {"h100", "a100", "l4", "laptop"}
+    assert set(MACHINES) == {"h200", "h100", "a100", "l4", "laptop"}
     assert set(PAIRS) == {"llama-8b-1b", "llama-70b-8b", "t5-xxl-small"}
     for m in MACHINES.values():
         assert m.source.strip() and m.bandwidth > 0 and m.flops > 0 and m.memory > 0
@@ -124,7 +124,7 @@ def test_what_fits_in_memory() -> None:
 def test_the_priced_formula_is_the_issues_batched_speedup(
     alpha: float, k: int, batch: int, context: int, machine: str, pair: str
 ) -> None:
-    s = on(machine, pair, k=k, batch=batch, context=context)
+    s = on(machine, pair, k=k, batch=batch, context=context, stack="roofline")
     m, p = MACHINES[machine], PAIRS[pair]
     issue = batched_speedup(
         alpha,
@@ -146,9 +146,9 @@ def test_the_priced_formula_is_the_issues_batched_speedup(
 def test_the_price_per_draft_never_falls_with_k(
     batch: int, context: int, machine: str, pair: str, width: int
 ) -> None:
-    """v is convex with v(1) = 1, so (v(k + 1) − 1)/k is a secant slope from 1: nondecreasing.
-    That is what lets "α > the k = 1 price" answer whether any k pays."""
-    s = on(machine, pair, batch=batch, context=context, tree_width=width, k=1)
+    """The roofline's v is convex with v(1) = 1, so (v(k + 1) − 1)/k is a secant slope from 1:
+    nondecreasing. That is what lets "α > the k = 1 price" answer whether any k pays there."""
+    s = on(machine, pair, batch=batch, context=context, tree_width=width, k=1, stack="roofline")
     cost = costing(s)
     depths = range(1, max_depth(width) + 1) if width > 1 else range(1, 200)
     per = [cost.per_draft(k, scored_per_sequence(s, k)) for k in depths]

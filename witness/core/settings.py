@@ -37,7 +37,8 @@ DISTINCT_WIDTH_MAX = 2
 Drafting = Literal["sample", "distinct", "top"]
 Acceptance = Literal["exact", "typical"]
 DraftSource = Literal["model", "lookup", "adversary"]
-Machine = Literal["custom", "h100", "a100", "l4", "laptop"]
+Machine = Literal["custom", "h200", "h100", "a100", "l4", "laptop"]
+Stack = Literal["graphs", "compiled", "eager", "roofline"]
 Pair = Literal["llama-8b-1b", "llama-70b-8b", "t5-xxl-small"]
 
 
@@ -214,7 +215,15 @@ class Settings(BaseModel):
         title="Machine",
         description="custom: the draft cost c is the slider's and a target pass costs the same "
         "whatever it scores; a machine prices every pass by the roofline, with the model pair, "
-        "batch and context (witness.cost.costing).",
+        "batch and context (witness.cost.costing); the H200's passes were also timed (stack).",
+    )
+    stack: Annotated[Stack, Affects.PASS_PRICE] = Field(
+        "graphs",
+        title="Serving stack",
+        description="How the H200 runs its passes, priced from passes timed on one: graphs "
+        "(CUDA graphs, what serving engines run), compiled (torch.compile + CUDA graphs) or "
+        "eager (op by op); roofline prices them by its datasheet instead. The other machines "
+        "are priced by the roofline whatever this says (witness.cost.passes).",
     )
     pair: Annotated[Pair, Affects.PASS_PRICE] = Field(
         "llama-8b-1b",

@@ -23,6 +23,7 @@ from witness.cost.costing import (
     price,
     priced_optimum,
     prices_by_batch,
+    prices_by_batch_and_k,
     scored_per_sequence,
 )
 
@@ -72,8 +73,16 @@ def stops_paying(s: Settings, alpha: float) -> tuple[int | None, int | None]:
     batches = np.arange(1, BATCH_MAX + 1)
     tokens = float(expected_tokens_per_pass(alpha, s.k))
     at_k = tokens / (s.k * prices_by_batch(s, batches) + 1.0) <= 1.0
-    # No k pays where α is at most k = 1's price (`speculation_pays`, with the price at k = 1).
-    none = alpha <= prices_by_batch(s, batches, 1)
+    if costing(s).measured:
+        # Measured prices can fall with k (`witness.cost.costing`): no k pays where none of
+        # the k range's lengths does.
+        ks = np.arange(1, max_depth(s.tree_width) + 1)
+        per_k = np.asarray(expected_tokens_per_pass(alpha, ks))[:, None]
+        grid = prices_by_batch_and_k(s, batches, ks)
+        none = np.all(per_k <= ks[:, None] * grid + 1.0, axis=0)
+    else:
+        # No k pays where α is at most k = 1's price (`speculation_pays` at the k = 1 price).
+        none = alpha <= prices_by_batch(s, batches, 1)
     return _first(batches, at_k), _first(batches, none)
 
 

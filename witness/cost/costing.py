@@ -10,8 +10,11 @@ units of one plain decoding step (one target pass scoring one token of every seq
 
 A block that drafts k tokens then costs k·c + v(k + 1), and the effective cost of one drafted
 token is c + (v(k + 1) − 1)/k: the formulas the station already states hold with it at that
-k. v is convex in s (a maximum of two lines), so the effective cost never falls as k grows,
-and "α > c" at k = 1 still answers whether any k pays.
+k. The roofline's v is convex in s (a maximum of two lines), so there the effective cost never
+falls as k grows, and "α > c" at k = 1 answers whether any k pays. Passes measured on a real
+machine (`witness.cost.passes`) are not convex: the second token of a verifying pass costs
+most (another attention kernel), so their effective cost can fall with k and `any_k_pays`
+searches every k instead.
 
 Every number about a real machine or model is cited where it is written.
 """
@@ -23,11 +26,16 @@ from functools import lru_cache
 from math import inf
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from witness.core.settings import Settings, drafted_width, tree_nodes
-from witness.core.theory import Optimum, draft_length_optimum
-from witness.cost.roofline import roofline_pass_seconds
+from witness.core.theory import (
+    Optimum,
+    draft_length_optimum,
+    expected_tokens_per_pass,
+    speculation_pays,
+)
+from witness.cost.passes import STACKS, PassTimes, Provenance, Shape, build
 from witness.models.laws import FloatArray
 
 BF16 = 2.0  # bytes a parameter and a KV element: every pair here is served in BF16
@@ -41,14 +49,21 @@ class Machine:
     flops: float  # dense BF16 (or FP16) floating-point operations per second
     memory: float  # bytes of device memory: what must hold the weights and the KV cache
     source: str
+    measured: bool = False  # its passes were timed (`witness.cost.passes`): a stack prices them
 
 
 @dataclass(frozen=True, slots=True)
 class Model:
+    key: str  # the name the measured figures use
     label: str
     params: float
+    layers: int
     kv_per_token: float  # bytes of K and V a token adds: 2 · layers · kv heads · head dim · 2
     source: str
+
+    @property
+    def shape(self) -> Shape:
+        return Shape(self.key, self.params, self.layers, self.kv_per_token)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +86,18 @@ MACHINES: dict[str, Machine] = {
             # NVIDIA H100 Tensor Core GPU datasheet: H100 SXM, 3.35 TB/s HBM3, 80 GB, BF16
             # Tensor Core 1,979 TFLOPS with sparsity (989 dense).
             "NVIDIA H100 datasheet (H100 SXM): 3.35 TB/s, 80 GB, 989 TFLOP/s dense BF16",
+        ),
+        Machine(
+            "h200",
+            "NVIDIA H200",
+            4.8e12,
+            989e12,
+            141e9,
+            # NVIDIA H200 Tensor Core GPU datasheet: H200 SXM, 141 GB HBM3e, 4.8 TB/s, BF16
+            # Tensor Core 1,979 TFLOPS with sparsity (989 dense). Its passes were timed too:
+            # witness/cost/h200/README.md.
+            "NVIDIA H200 datasheet (H200 SXM): 4.8 TB/s, 141 GB, 989 TFLOP/s dense BF16",
+            measured=True,
         ),
         Machine(
             "a100",
@@ -107,21 +134,27 @@ MACHINES: dict[str, Machine] = {
 }
 
 LLAMA_31_8B = Model(
+    "llama-3.1-8b",
     "Llama 3.1 8B",
     8.03e9,
+    32,
     # config.json: 32 layers, 8 key-value heads, head dim 128 (4096 / 32 heads)
     2 * 32 * 8 * 128 * BF16,
     "Meta Llama 3.1 model card: 8.03 B parameters; config: 32 layers, 8 KV heads of 128",
 )
 LLAMA_32_1B = Model(
+    "llama-3.2-1b",
     "Llama 3.2 1B",
     1.24e9,
+    16,
     2 * 16 * 8 * 64 * BF16,  # config.json: 16 layers, 8 key-value heads, head dim 64
     "Meta Llama 3.2 model card: 1.24 B parameters; config: 16 layers, 8 KV heads of 64",
 )
 LLAMA_31_70B = Model(
+    "llama-3.1-70b",
     "Llama 3.1 70B",
     70.6e9,
+    80,
     2 * 80 * 8 * 128 * BF16,  # config.json: 80 layers, 8 key-value heads, head dim 128
     "Meta Llama 3.1 model card: 70.6 B parameters; config: 80 layers, 8 KV heads of 128",
 )
@@ -130,14 +163,18 @@ LLAMA_31_70B = Model(
 # self-attention KV from the T5 v1.1 configs (xxl: 24 decoder layers, 64 heads of 64; small:
 # 8 decoder layers, 6 heads of 64); the encoder's cross-attention reads are left out.
 T5_XXL = Model(
+    "t5-xxl",
     "T5-XXL",
     11e9,
+    24,
     2 * 24 * 64 * 64 * BF16,
     "Leviathan et al. 2023 (11 B); t5-v1_1-xxl config: 24 decoder layers, 64 heads of 64",
 )
 T5_SMALL = Model(
+    "t5-small",
     "T5-small",
     77e6,
+    8,
     2 * 8 * 6 * 64 * BF16,
     "Leviathan et al. 2023 (77 M); t5-v1_1-small config: 8 decoder layers, 6 heads of 64",
 )
@@ -157,6 +194,8 @@ class Costing:
     """The price of every pass of a request, in plain decoding steps (see the module).
 
     ``machine`` is None for custom: c is the slider's and every target pass costs 1.
+    ``stack`` is None where passes are priced by the roofline, else the serving stack whose
+    measured passes price them (`witness.cost.passes`).
     """
 
     c: float
@@ -167,19 +206,45 @@ class Costing:
     plain_seconds: float = 0.0  # one plain decoding step: a target pass over the batch
     draft_seconds: float = 0.0  # one draft pass over the batch
     drafts_with_model: bool = True  # False for prompt lookup: no draft model is loaded or run
+    stack: str | None = None
 
     def seconds(self, model: Model, tokens: int) -> float:
         """One pass of ``model`` scoring ``tokens`` tokens of every sequence of the batch."""
+        return _seconds(self, model, tokens)
+
+    def seconds_at(self, model: Model, batch: ArrayLike, tokens: ArrayLike) -> FloatArray:
+        """`seconds` at arrays of batch sizes and tokens per sequence (broadcast)."""
         assert self.machine is not None
         m = self.machine
-        return roofline_pass_seconds(
-            model.params,
-            self.batch * tokens,
-            bandwidth=m.bandwidth,
-            flops=m.flops,
-            bytes_per_param=BF16,
-            kv_bytes=self.batch * self.context * model.kv_per_token,
-        )
+        if self.stack is not None:
+            return passes().seconds(model.key, self.stack, batch, self.context, tokens)
+        batch, tokens = np.asarray(batch, dtype=np.float64), np.asarray(tokens, dtype=np.float64)
+        memory = (model.params * BF16 + batch * self.context * model.kv_per_token) / m.bandwidth
+        out: FloatArray = np.maximum(memory, 2.0 * model.params * batch * tokens / m.flops)
+        return out
+
+    @property
+    def measured(self) -> bool:
+        """Priced from passes timed on the machine, not by the roofline."""
+        return self.stack is not None
+
+    def provenance(self, scored: int) -> Provenance | None:
+        """Where this pricing's numbers come from at a verifying pass scoring ``scored``
+        tokens a sequence: every pass measured, between or beyond the measured points, or
+        the fit alone (None for the roofline and custom). The weakest of its passes wins."""
+        if self.stack is None or self.pair is None:
+            return None
+        t, d, times = self.pair.target.key, self.pair.draft.key, passes()
+        found = {
+            times.provenance(t, self.stack, self.batch, self.context, 1),
+            times.provenance(t, self.stack, self.batch, self.context, scored),
+        }
+        if self.drafts_with_model:
+            found.add(times.provenance(d, self.stack, self.batch, self.context, 1))
+        for weakest in ("fit", "beyond", "between"):
+            if weakest in found:
+                return weakest
+        return "measured"
 
     def verify(self, scored: int) -> float:
         """A target pass in which each sequence scores ``scored`` tokens (1: a plain step)."""
@@ -197,7 +262,12 @@ class Costing:
 
     @property
     def machine_label(self) -> str:
-        return "custom" if self.machine is None else self.machine.label
+        if self.machine is None:
+            return "custom"
+        if self.machine.measured:
+            how = "roofline" if self.stack is None else f"measured, {STACKS[self.stack]}"
+            return f"{self.machine.label} ({how})"
+        return self.machine.label
 
     @property
     def weights_bytes(self) -> float:
@@ -221,22 +291,46 @@ class Costing:
         return self.weights_bytes + self.kv_bytes <= self.machine.memory
 
 
+@lru_cache(maxsize=16_384)
+def _seconds(cost: Costing, model: Model, tokens: int) -> float:
+    """`Costing.seconds`, kept: a page asks for the same passes at every sentence."""
+    return float(cost.seconds_at(model, np.float64(cost.batch), np.float64(tokens)))
+
+
 def costing(s: Settings) -> Costing:
     """How ``s`` prices its passes (cached: the page asks at every sentence).
 
     Prompt lookup copies its draft and runs no draft model: its c is 0 on every machine."""
     if s.machine == "custom":
         return Costing(0.0 if s.draft_source == "lookup" else s.draft_cost)
-    on = _on_machine(s.machine, s.pair, s.batch, s.context)
+    on = _on_machine(s.machine, s.pair, s.batch, s.context, stack_of(s))
     return replace(on, c=0.0, drafts_with_model=False) if s.draft_source == "lookup" else on
 
 
+def stack_of(s: Settings) -> str | None:
+    """The serving stack whose measured passes price ``s``: None on a datasheet machine or
+    with stack roofline, where the roofline prices them."""
+    measured = s.machine != "custom" and MACHINES[s.machine].measured
+    return s.stack if measured and s.stack != "roofline" else None
+
+
 @lru_cache(maxsize=1024)
-def _on_machine(machine: str, pair: str, batch: int, context: int) -> Costing:
+def _on_machine(machine: str, pair: str, batch: int, context: int, stack: str | None) -> Costing:
     m, p = MACHINES[machine], PAIRS[pair]
-    shell = Costing(0.0, m, p, batch, context)
+    shell = Costing(0.0, m, p, batch, context, stack=stack)
     plain, draft = shell.seconds(p.target, 1), shell.seconds(p.draft, 1)
-    return Costing(draft / plain, m, p, batch, context, plain, draft)
+    return Costing(draft / plain, m, p, batch, context, plain, draft, stack=stack)
+
+
+MODELS = {m.key: m for p in PAIRS.values() for m in (p.target, p.draft)}
+
+
+@lru_cache(maxsize=1)
+def passes() -> PassTimes:
+    """The H200's measured passes and the fits to them, read once per process."""
+    h200 = MACHINES["h200"]
+    shapes = {key: m.shape for key, m in MODELS.items()}
+    return build(shapes, bandwidth=h200.bandwidth, flops=h200.flops)
 
 
 def scored_per_sequence(s: Settings, k: int | None = None) -> int:
@@ -268,15 +362,15 @@ def prices(s: Settings, ks: NDArray[np.int64]) -> FloatArray:
 
 
 def _roofline_prices(cost: Costing, width: int, ks: NDArray[np.int64]) -> FloatArray:
-    assert cost.machine is not None
+    """The price per draft at every k in ``ks``, each verifying pass priced as ``cost``
+    prices passes (the roofline, or a stack's measured passes)."""
     assert cost.pair is not None
-    t, m = cost.pair.target, cost.machine
-    memory = (t.params * BF16 + cost.batch * cost.context * t.kv_per_token) / m.bandwidth
     # A tree's nodes, w + w² + … + w^k, in floats: past the width's range (where the search
     # for its unconstrained best k goes) they overflow to inf, a pass no k can afford.
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         nodes = width * (np.float64(width) ** ks - 1.0) / (width - 1) if width > 1 else ks
-        seconds = np.maximum(memory, 2.0 * t.params * cost.batch * (1.0 + nodes) / m.flops)
+        seconds = cost.seconds_at(cost.pair.target, np.float64(cost.batch), 1.0 + nodes)
+        seconds = np.where(np.isfinite(nodes), seconds, np.inf)
         out: FloatArray = cost.c + (seconds / cost.plain_seconds - 1.0) / ks
     return out
 
@@ -318,23 +412,38 @@ def priced_optimum(s: Settings, alpha: float, k_max: int) -> Optimum:
     return Optimum(inside, k_max, best if best < top else None, None if best < top else inf)
 
 
+def any_k_pays(s: Settings, alpha: float) -> bool:
+    """Whether some draft length beats plain decoding at ``alpha``, every k priced as ``s``
+    prices it: α above the k = 1 price where the price per draft never falls with k (custom,
+    the roofline), else the best of every k searched."""
+    cost = costing(s)
+    if not cost.measured:
+        return speculation_pays(alpha, price(s, 1))
+    tokens = expected_tokens_per_pass(alpha, _SEARCH)
+    return bool(np.any(tokens > _SEARCH * _search_prices(cost, drafted_width(s)) + 1.0))
+
+
 def prices_by_batch(s: Settings, batches: NDArray[np.int64], k: int | None = None) -> FloatArray:
-    """`price` at draft length ``k`` for every batch in ``batches`` at once (vectorised
-    roofline): what the batch axis scans, 512 batches in one numpy expression."""
+    """`price` at draft length ``k`` for every batch in ``batches`` at once (vectorised):
+    what the batch axis scans, 512 batches in one numpy expression."""
     depth = s.k if k is None else k
+    out: FloatArray = prices_by_batch_and_k(s, batches, np.array([depth]))[0]
+    return out
+
+
+def prices_by_batch_and_k(
+    s: Settings, batches: NDArray[np.int64], ks: NDArray[np.int64]
+) -> FloatArray:
+    """`price` at every draft length in ``ks`` (rows) and batch in ``batches`` (columns), the
+    passes of every row priced in one broadcast call per model."""
     cost = costing(s)
     if cost.machine is None or cost.pair is None:
-        return np.full(batches.shape, cost.c)
-    m, t, d = cost.machine, cost.pair.target, cost.pair.draft
-    b = batches.astype(np.float64)
-
-    def seconds(model: Model, tokens: float) -> FloatArray:
-        memory = (model.params * BF16 + b * s.context * model.kv_per_token) / m.bandwidth
-        out: FloatArray = np.maximum(memory, 2.0 * model.params * b * tokens / m.flops)
-        return out
-
-    plain = seconds(t, 1.0)
-    draft = 0.0 if s.draft_source == "lookup" else seconds(d, 1.0) / plain
-    verify = seconds(t, float(scored_per_sequence(s, depth))) / plain
-    out: FloatArray = draft + (verify - 1.0) / depth
+        return np.full((len(ks), len(batches)), cost.c)
+    t, d = cost.pair.target, cost.pair.draft
+    b = batches.astype(np.float64)[None, :]
+    plain = cost.seconds_at(t, b, np.float64(1.0))
+    draft = 0.0 if s.draft_source == "lookup" else cost.seconds_at(d, b, np.float64(1.0)) / plain
+    scored = np.array([scored_per_sequence(s, int(k)) for k in ks], dtype=np.float64)[:, None]
+    verify = cost.seconds_at(t, b, scored) / plain
+    out: FloatArray = draft + (verify - 1.0) / ks[:, None]
     return out

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from witness.core.settings import Settings
-from witness.core.theory import Optimum, expected_speedup, speculation_pays
-from witness.cost.costing import price
+from witness.core.theory import Optimum, expected_speedup
+from witness.cost.costing import any_k_pays, price
 
 OptimumMode = Literal["none_pays", "unbounded", "past_edge", "within"]
 # Why the speedup has no finite optimum: every draft is accepted, or drafting costs nothing.
@@ -31,7 +31,7 @@ class OptimumVerdict:
     k_max: int  # the slider's edge
     unconstrained: int | None  # the best over every k; None where there is no finite one
     best: float  # the formula's speedup at k
-    price_k1: float  # k = 1's price per draft: some k pays exactly when α beats it
+    price_k1: float  # k = 1's price per draft: no k pays unless α beats it
     limit: float | None  # unbounded: what the speedup rises toward (inf: without bound)
     cause: Unbounded | None  # unbounded: why it rises without end
 
@@ -44,11 +44,11 @@ def priced_speedups(alpha: float, s: Settings, k_max: int) -> tuple[float, ...]:
 def optimum_verdict(alpha: float, s: Settings, optimum: Optimum) -> OptimumVerdict:
     """The verdict on ``optimum`` (the formula's best k for ``s`` at ``alpha``).
 
-    "No k pays" is judged first: the price per draft never falls with k, so α at or under the
-    k = 1 price means every longer draft breaks even at a lower cost still."""
+    "No k pays" is judged first (`any_k_pays`: on the roofline and custom, α at or under the
+    k = 1 price, since the price per draft never falls with k there)."""
     price_k1 = price(s, 1)
     best = float(expected_speedup(alpha, optimum.k, price(s, optimum.k)))
-    mode = _mode(alpha, price_k1, optimum)
+    mode = _mode(any_k_pays(s, alpha), optimum)
     unbounded = mode == "unbounded"
     return OptimumVerdict(
         mode=mode,
@@ -63,8 +63,8 @@ def optimum_verdict(alpha: float, s: Settings, optimum: Optimum) -> OptimumVerdi
     )
 
 
-def _mode(alpha: float, price_k1: float, optimum: Optimum) -> OptimumMode:
-    if not speculation_pays(alpha, price_k1):
+def _mode(pays: bool, optimum: Optimum) -> OptimumMode:
+    if not pays:
         return "none_pays"
     if optimum.unconstrained is None:
         return "unbounded"

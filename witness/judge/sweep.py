@@ -25,9 +25,9 @@ from witness.core.settings import (
     max_depth,
     tree_nodes,
 )
-from witness.core.theory import break_even_cost, expected_speedup, speculation_pays
+from witness.core.theory import break_even_cost, expected_speedup
 from witness.core.trace import JsonRecord, RequestTrace
-from witness.cost.costing import Costing, costing, price, priced_optimum
+from witness.cost.costing import Costing, any_k_pays, costing, price, priced_optimum
 from witness.judge.expected import ensemble_of
 from witness.models.cache import RequestCache
 from witness.serve.accounting import measured_speedup, priced_cost, speedup_expected
@@ -173,9 +173,7 @@ def sweep_from(
         optimal_k=optimum.k,
         optimal_k_unconstrained=optimum.unconstrained,
         speedup_limit=optimum.limit,
-        # Some k pays exactly when α beats the k = 1 price (the per-level price never falls
-        # with k: `witness.cost.costing`).
-        pays=speculation_pays(alpha, price(settings, 1)),
+        pays=any_k_pays(settings, alpha),
         points=points,
         k_max=k_max,
         widths=tuple(

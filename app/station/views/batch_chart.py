@@ -8,6 +8,7 @@ says so instead of drawing a flat line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import log2
 
@@ -24,6 +25,7 @@ from witness.cost.batching import (
     speedup_at,
 )
 from witness.cost.costing import costing, price, scored_per_sequence
+from witness.cost.passes import STACKS
 
 WIDTH, HEIGHT = 640, 260
 LEFT, RIGHT, TOP, BOTTOM = 56.0, 620.0, 24.0, 210.0
@@ -43,6 +45,23 @@ class BatchRow:
 
 
 @dataclass(frozen=True, slots=True)
+class PassCurves:
+    """The verifying pass at the current k, in plain steps, against batch: as a machine's
+    passes measured it (one serving stack) and as its roofline prices it."""
+
+    title: str
+    stack: str  # the measured stack's label
+    measured: tuple[Point, ...]
+    roofline: tuple[Point, ...]
+    measured_path: str
+    roofline_path: str
+    y_ticks: tuple[tuple[float, str], ...]
+    x_ticks: tuple[tuple[float, str], ...]
+    rows: tuple[tuple[int, str, str], ...]  # batch, measured v, roofline v
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
 class BatchView:
     """The batch axis: a chart and a table, or only the sentence saying custom has none."""
 
@@ -58,6 +77,7 @@ class BatchView:
     y_ticks: tuple[tuple[float, str], ...] = ()
     x_ticks: tuple[tuple[float, str], ...] = ()
     context_note: str = ""
+    passes: PassCurves | None = None  # a measured machine: its v(k + 1) beside the roofline's
     width: int = WIDTH
     height: int = HEIGHT
     left: float = LEFT
@@ -124,6 +144,54 @@ def batch_view(s: Settings, alpha: float) -> BatchView:
         y_ticks=y_ticks,
         x_ticks=x_ticks,
         context_note=_context_note(s, alpha),
+        passes=_pass_curves(s, x),
+    )
+
+
+def _pass_curves(s: Settings, x: Callable[[int], float]) -> PassCurves | None:
+    """v(k + 1) at every row's batch, measured and by the roofline, where the machine's passes
+    were measured (with stack roofline, the CUDA-graph measurements stand beside it)."""
+    cost = costing(s)
+    if cost.machine is None or not cost.machine.measured:
+        return None
+    stack = s.stack if s.stack != "roofline" else "graphs"
+    scored = scored_per_sequence(s)
+    measured = [costing(at_batch(s, b).model_copy(update={"stack": stack})) for b in BATCHES]
+    roofline = [costing(at_batch(s, b).model_copy(update={"stack": "roofline"})) for b in BATCHES]
+    vm = [c.verify(scored) for c in measured]
+    vr = [c.verify(scored) for c in roofline]
+    ceiling = max(2.0, max(vm + vr) * 1.1)
+
+    def y(v: float) -> float:
+        return round(BOTTOM - (BOTTOM - TOP) * min(v, ceiling) / ceiling, 2)
+
+    def points(vs: list[float], how: str) -> tuple[Point, ...]:
+        return tuple(
+            Point(x(b), y(v), f"batch {b}: {v:.2f} plain steps ({how})")
+            for b, v in zip(BATCHES, vs, strict=True)
+        )
+
+    label = STACKS[stack]
+    pm, pr = points(vm, f"measured, {label}"), points(vr, "roofline")
+    step = 0.5 if ceiling <= 4 else 1.0
+    return PassCurves(
+        title=say("batch.passes.title", scored=scored, machine=cost.machine.label, stack=label),
+        stack=label,
+        measured=pm,
+        roofline=pr,
+        measured_path=polyline(pm),
+        roofline_path=polyline(pr),
+        y_ticks=tuple((y(i * step), f"{i * step:g}") for i in range(int(ceiling // step) + 1)),
+        x_ticks=tuple((x(b), str(b)) for b in BATCHES),
+        rows=tuple((b, f"{m:.2f}", f"{r:.2f}") for b, m, r in zip(BATCHES, vm, vr, strict=True)),
+        note=say(
+            "batch.passes.note",
+            m_first=f"{vm[0]:.2f}",
+            r_first=f"{vr[0]:.2f}",
+            last=BATCHES[-1],
+            m_last=f"{vm[-1]:.2f}",
+            r_last=f"{vr[-1]:.2f}",
+        ),
     )
 
 
@@ -147,7 +215,10 @@ def _at_k(s: Settings, alpha: float, table: BatchTable) -> Sentence:
     if here == 1:
         return say("batch.summary.at_k.never", k=s.k)
     there = costing(at_batch(s, here))
-    why = "compute_bound" if there.verify(scored_per_sequence(s)) > 1.0 + 1e-9 else "draft_kv"
+    if there.measured:
+        why = "measured"
+    else:
+        why = "compute_bound" if there.verify(scored_per_sequence(s)) > 1.0 + 1e-9 else "draft_kv"
     before, after = speedup_at(s, alpha, here - 1), speedup_at(s, alpha, here)
     return say(
         "batch.summary.at_k.stops",
@@ -186,8 +257,9 @@ def _context_note(s: Settings, alpha: float) -> str:
         effect = say("batch.context.effect.same")
     else:
         direction = "raises" if with_kv > without else "lowers"
+        timed = "_measured" if costing(s).measured else ""
         effect = say(
-            f"batch.context.effect.{direction}",
+            f"batch.context.effect.{direction}{timed}",
             without=fmt.speedup(without),
             with_kv=fmt.speedup(with_kv),
         )

@@ -13,7 +13,8 @@ from app.station.views import fmt
 from app.words import Sentence, catalog, say
 from witness import Settings
 from witness.core.settings import DISTINCT_WIDTH_MAX, TREE_NODES_MAX, field_bounds, tree_nodes
-from witness.cost.costing import MACHINES, PAIRS, costing, price, scored_per_sequence
+from witness.cost.costing import MACHINES, PAIRS, costing, passes, price, scored_per_sequence
+from witness.cost.passes import STACKS
 from witness.methods.block import is_chain
 from witness.methods.lookup import NGRAM_MAX
 from witness.methods.typical import DELTA, EPSILON
@@ -43,6 +44,7 @@ CHOICE_NOTES: dict[str, dict[str, str]] = {
     # The labels come from witness.cost.costing, where each number is cited.
     "machine": _noted("machine") | {m.id: m.label for m in MACHINES.values()},
     "pair": {p.id: p.label for p in PAIRS.values()},
+    "stack": _noted("stack"),
 }
 
 
@@ -265,7 +267,7 @@ def _group(
 
 
 # The cost-of-a-pass control: which machine prices the passes, and of what.
-COST = ("machine", "pair", "batch", "context")
+COST = ("machine", "stack", "pair", "batch", "context")
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +275,7 @@ class CostView:
     """The cost-of-a-pass control and the server's words for what it prices (cost_text)."""
 
     machine: Control
+    stack: Control
     pair: Control
     batch: Control
     context: Control
@@ -282,7 +285,7 @@ class CostView:
 
     @property
     def controls(self) -> tuple[Control, ...]:
-        return (self.machine, self.pair, self.batch, self.context)
+        return (self.machine, self.stack, self.pair, self.batch, self.context)
 
 
 def _gb(x: float) -> str:
@@ -312,6 +315,7 @@ def cost_lines(s: Settings) -> tuple[str, ...]:
         ),
         _plain_line(s),
         _verify_line(s),
+        _floor_line(s),
     ]
     if s.context:
         kv = s.batch * s.context * p.target.kv_per_token
@@ -337,8 +341,11 @@ def cost_lines(s: Settings) -> tuple[str, ...]:
 
 
 def _plain_line(s: Settings) -> Sentence:
-    """A pass's roofline, a plain step over the batch, and the draft's pass (none for lookup)."""
+    """A pass's roofline, a plain step over the batch, and the draft's pass (none for lookup);
+    on measured passes, the timed step beside the roofline's and where the numbers come from."""
     cost = costing(s)
+    if cost.measured:
+        return _measured_plain_line(s)
     if s.draft_source == "lookup":
         draft = say("controls.cost.draft_pass.lookup")
     else:
@@ -355,21 +362,99 @@ def _plain_line(s: Settings) -> Sentence:
     )
 
 
+def _roofline(s: Settings) -> Settings:
+    return s.model_copy(update={"stack": "roofline"})
+
+
+def _measured_plain_line(s: Settings) -> Sentence:
+    cost, roof = costing(s), costing(_roofline(s))
+    assert cost.machine is not None
+    assert cost.stack is not None
+    if s.draft_source == "lookup":
+        draft = say("controls.cost.draft_pass.lookup")
+    else:
+        draft = say(
+            "controls.cost.measured.draft",
+            draft_ms=f"{cost.draft_seconds * 1e3:.3f}",
+            roof_draft_ms=f"{roof.draft_seconds * 1e3:.3f}",
+            c=f"{cost.c:.3f}",
+            c_roof=f"{roof.c:.3f}",
+        )
+    return say(
+        "controls.cost.measured.plain",
+        machine=cost.machine.label,
+        stack=STACKS[cost.stack],
+        batch=s.batch,
+        plain_ms=f"{cost.plain_seconds * 1e3:.3f}",
+        roof_ms=f"{roof.plain_seconds * 1e3:.3f}",
+        draft=draft,
+        provenance=_provenance(s),
+    )
+
+
+def _span(lo: int, hi: int) -> str:
+    return f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
+
+
+def _provenance(s: Settings) -> Sentence:
+    """Where the measured prices come from: timed, between timings, beyond them, the fit."""
+    cost = costing(s)
+    assert cost.pair is not None
+    assert cost.stack is not None
+    found = cost.provenance(scored_per_sequence(s))
+    if found != "beyond":
+        return say(f"controls.cost.provenance.{found}")
+    batches, contexts, most = passes().span(cost.pair.target.key, cost.stack)
+    return say(
+        "controls.cost.provenance.beyond",
+        target=cost.pair.target.label,
+        batches=_span(*batches),
+        contexts=_span(*contexts),
+        most=most,
+    )
+
+
 def _verify_line(s: Settings) -> Sentence:
     """The verifying pass: what it scores, what it costs in plain steps, and the price."""
     cost = costing(s)
     assert cost.pair is not None
     scored = scored_per_sequence(s)
     steps = cost.verify(scored)
+    common = {
+        "scored": scored,
+        "all": s.batch * scored,
+        "verify_ms": f"{cost.seconds(cost.pair.target, scored) * 1e3:.3f}",
+        "steps": f"{steps:.2f}",
+        "k": s.k,
+        "price": f"{price(s):.3f}",
+    }
+    if cost.measured:
+        roof_steps = f"{costing(_roofline(s)).verify(scored):.2f}"
+        return say("controls.cost.measured.verify", **common, roof_steps=roof_steps)
     bound = "memory_bound" if steps <= 1.0 + 1e-9 else "compute_bound"
+    return say(f"controls.cost.verify.{bound}", **common)
+
+
+# The state the floor line quotes: the 1B/8B pair on the H200 at batch 1, context 512, k = 4.
+FLOOR = Settings(machine="h200", pair="llama-8b-1b", context=512, k=4)
+
+
+def _floor_line(s: Settings) -> str:
+    """Where the roofline prices the passes: it is a floor, and what the timed H200 shows."""
+    if costing(s).measured:
+        return ""
+    timed, roof = costing(FLOOR), costing(_roofline(FLOOR))
+    timed_32 = costing(FLOOR.model_copy(update={"batch": 32}))
+    roof_32 = costing(_roofline(FLOOR).model_copy(update={"batch": 32}))
     return say(
-        f"controls.cost.verify.{bound}",
-        scored=scored,
-        all=s.batch * scored,
-        verify_ms=f"{cost.seconds(cost.pair.target, scored) * 1e3:.3f}",
-        steps=f"{steps:.2f}",
-        k=s.k,
-        price=f"{price(s):.3f}",
+        "controls.cost.floor.line",
+        per_layer=f"{passes().fits['graphs'].per_layer * 1e3:.2f}",
+        c_timed=f"{timed.c:.2f}",
+        c_roof=f"{roof.c:.2f}",
+        v_one=f"{timed.verify(5):.2f}",
+        v_many=f"{timed_32.verify(5):.2f}",
+        r_one=f"{roof.verify(5):.2f}",
+        r_many=f"{roof_32.verify(5):.2f}",
     )
 
 
@@ -386,6 +471,7 @@ def cost_view(s: Settings, problems: tuple[FieldProblem, ...]) -> CostView:
         )
     return CostView(
         machine=controls["machine"],
+        stack=controls["stack"],
         pair=controls["pair"],
         batch=controls["batch"],
         context=controls["context"],

@@ -633,6 +633,7 @@ def _cost_note(s: Settings, scored: str, c_method: Costing, c_chain: Costing) ->
     return say(
         "evidence.beside.cost.machine",
         machine=c_method.machine_label,
+        how=say(f"evidence.beside.cost.how.{'measured' if c_method.measured else 'roofline'}"),
         batch=s.batch,
         full=full,
         method_cost=f"{c_method.verify(full):.2f}",

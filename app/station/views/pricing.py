@@ -13,7 +13,8 @@ from typing import Literal
 
 from app.words import Sentence, say
 from witness.core.settings import Settings
-from witness.cost.costing import costing, price
+from witness.core.theory import expected_speedup
+from witness.cost.costing import costing, price, priced_optimum, scored_per_sequence
 
 
 def on_machine(s: Settings) -> bool:
@@ -48,3 +49,35 @@ def cost_now(s: Settings, k: int | None = None) -> Sentence:
 def cost_short(s: Settings, k: int | None = None) -> Sentence:
     """'c = 0.45' or 'price per draft 0.17': a parenthesis's worth."""
     return say(f"judgement.cost.short.{priced(s)}", price=f"{price(s, k):.2f}")
+
+
+def measured_gap(alpha: float, s: Settings, k_max: int) -> str:
+    """Where measured passes price ``s``: its best k beside the roofline's for the same state,
+    and why they differ (the draft's measured c and the verifying pass's measured cost at
+    the roofline's best k). Empty where the roofline or custom prices it."""
+    if not costing(s).measured:
+        return ""
+    roof = s.model_copy(update={"stack": "roofline"})
+    k, k_roof = priced_optimum(s, alpha, k_max).k, priced_optimum(roof, alpha, k_max).k
+    mode = "smaller" if k < k_roof else "larger" if k > k_roof else "same"
+    scored = scored_per_sequence(s, k_roof)
+    c, c_roof = costing(s).c, costing(roof).c
+    v, v_roof = costing(s).verify(scored), costing(roof).verify(scored)
+    parts = []
+    if round(c, 2) != round(c_roof, 2):
+        parts.append(say("sweep.measured.why.draft", c=f"{c:.2f}", c_roof=f"{c_roof:.2f}"))
+    if round(v, 2) != round(v_roof, 2):
+        parts.append(
+            say("sweep.measured.why.verify", scored=scored, v=f"{v:.2f}", v_roof=f"{v_roof:.2f}")
+        )
+    if len(parts) == 2:
+        why = say("sweep.measured.why.both", draft=parts[0], verify=parts[1])
+    else:
+        why = parts[0] if parts else say("sweep.measured.why.none")
+    values = {
+        "k": k,
+        "speedup": f"{float(expected_speedup(alpha, k, price(s, k))):.2f}×",
+        "speedup_roof": f"{float(expected_speedup(alpha, k_roof, price(roof, k_roof))):.2f}×",
+        "why": why,
+    }
+    return say(f"sweep.measured.{mode}", **values, **({} if k == k_roof else {"k_roof": k_roof}))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from app.station.views import fmt
 from app.station.views.charts import Frame, polyline
 from app.station.views.judgement import optimum_sentence
-from app.station.views.pricing import cost_short
+from app.station.views.pricing import cost_short, measured_gap
 from app.words import Sentence, say
 from witness import Settings
 from witness.core.settings import TREE_NODES_MAX, field_bounds, tree_nodes
@@ -117,6 +117,7 @@ def sweep_chart(sweep: KSweep, settings: Settings) -> SweepChart:
                 alpha=f"{sweep.alpha:.3f}",
             ),
             _verify_off_note(settings) or optimum_sentence(sweep.alpha, settings, optimum),
+            "" if not settings.verify else measured_gap(sweep.alpha, settings, k_max),
             _range_note(settings, k_max),
             "" if not settings.verify else break_even_sentence_formula(sweep, settings),
             say("sweep.caption.now", k=settings.k),
@@ -209,7 +210,9 @@ def _widths_note(sweep: KSweep, s: Settings) -> str:
     if s.machine == "custom":
         pricing = say("sweep.widths.pricing.custom")
     else:
-        pricing = say("sweep.widths.pricing.machine", machine=costing(s).machine_label)
+        cost = costing(s)
+        how = "measured" if cost.measured else "machine"
+        pricing = say(f"sweep.widths.pricing.{how}", machine=cost.machine_label)
     return say("sweep.widths.note", seed=s.seed, k=s.k, pricing=pricing)
 
 

@@ -18,6 +18,7 @@ import pytest
 from app.contract import generate, route
 from app.contract.generate import (
     CONTRACT_JS,
+    FIT_MD,
     MARKS_CSS,
     SCHEMA,
     SETTINGS_MD,
@@ -41,7 +42,7 @@ def fresh() -> dict[Path, str]:
 
 @needs_node
 def test_the_generated_files_on_disk_equal_a_fresh_generation(fresh: dict[Path, str]) -> None:
-    assert set(fresh) == {SCHEMA, CONTRACT_JS, VALIDATOR_JS, SETTINGS_MD, MARKS_CSS}
+    assert set(fresh) == {SCHEMA, CONTRACT_JS, VALIDATOR_JS, SETTINGS_MD, MARKS_CSS, FIT_MD}
     assert stale(ROOT, fresh) == [], "run `python -m app.contract.generate` and commit the result"
 
 

@@ -108,6 +108,7 @@ OTHER: dict[str, object] = {
     "pair": "llama-70b-8b",
     "batch": 8,
     "context": 4096,
+    "stack": "eager",
 }
 
 

@@ -23,7 +23,7 @@ from tests.app.view_models import WITNESS, page_view, state_of
 from witness import Settings
 from witness.core.settings import drafted_width, max_depth, tree_nodes
 from witness.core.theory import break_even_cost, draft_length_optimum, speculation_pays
-from witness.cost.costing import costing, price, priced_optimum
+from witness.cost.costing import any_k_pays, costing, price, priced_optimum
 from witness.judge.ensemble import Ensemble, verdict_on_one
 from witness.judge.sweep import K_MAX
 from witness.methods.block import is_chain
@@ -76,6 +76,14 @@ MODES = {
     "t5 pair": "machine=h100&pair=t5-xxl-small",
     "adversary, match 0": "draft_source=adversary&match=0",
     "tree on h100, batch 128": "machine=h100&batch=128&tree_width=2",
+    # The H200 priced from its timed passes, each stack, and by its roofline.
+    "h200 graphs, context 512": "machine=h200&context=512",
+    "h200 eager": "machine=h200&stack=eager",
+    "h200 compiled, batch 32": "machine=h200&stack=compiled&batch=32",
+    "h200 roofline": "machine=h200&stack=roofline",
+    "h200 t5, the fit alone": "machine=h200&pair=t5-xxl-small",
+    "h200 tree, batch 32": "machine=h200&batch=32&tree_width=2",
+    "h200 lookup": "machine=h200&draft_source=lookup",
 }
 
 
@@ -259,8 +267,11 @@ def test_the_sweep_caption_is_honest_about_its_optimum(mode: tuple[str, LiveView
         return
     if k_max < K_MAX:
         assert f"may be at most k = {k_max} deep" in words
-    pays = speculation_pays(alpha, price(s, 1))  # the k = 1 price: it never falls with k
+    pays = any_k_pays(s, alpha)
+    if not costing(s).measured:  # the k = 1 price decides: it never falls with k there
+        assert pays == speculation_pays(alpha, price(s, 1))
     assert ("No k pays by the formula" in words) == (not pays)
+    _the_roofline_beside_measured_prices(s, alpha, k_max, o.k, words)
     if not pays:
         assert f"α = {alpha:.2f} ≤" in words
     elif o.unconstrained is None:
@@ -281,6 +292,22 @@ def test_the_sweep_caption_is_honest_about_its_optimum(mode: tuple[str, LiveView
         assert f": it {verdict})" in words
         if s.machine != "custom" and s.k > 1:
             assert f"k = 1 pays while its price per draft ({price(s, 1):.2f}) < α" in words
+
+
+def _the_roofline_beside_measured_prices(
+    s: Settings, alpha: float, k_max: int, k: int, words: str
+) -> None:
+    """Measured prices name the roofline's best k beside their own, in the right direction."""
+    if not costing(s).measured:
+        assert "Priced by the roofline the best k" not in words
+        return
+    k_roof = priced_optimum(s.model_copy(update={"stack": "roofline"}), alpha, k_max).k
+    if k == k_roof:
+        assert f"Priced by the roofline the best k is also {k} " in words
+    else:
+        assert f"Priced by the roofline the best k would be {k_roof} " in words
+        assert f"the measured passes make it {k} " in words
+        assert ("each extra draft must earn more" in words) == (k < k_roof)
 
 
 def test_the_cost_model_is_named_as_the_state_prices_passes(
@@ -366,7 +393,13 @@ def test_the_modes_cover_the_issue_table() -> None:
     assert states["tree of two"].tree_width == 2 and states["typical"].acceptance == "typical"
     assert states["lookup"].draft_source == "lookup"
     machines = {n: st for n, st in states.items() if st.machine != "custom"}
-    assert {st.machine for st in machines.values()} == {"h100", "a100", "l4", "laptop"}
+    assert {st.machine for st in machines.values()} == {"h200", "h100", "a100", "l4", "laptop"}
+    assert {st.stack for st in machines.values() if st.machine == "h200"} == {
+        "graphs",
+        "compiled",
+        "eager",
+        "roofline",
+    }
     assert {st.pair for st in machines.values()} == {"llama-8b-1b", "llama-70b-8b", "t5-xxl-small"}
     assert states["h100, batch 256, match 0.9"].batch == 256
     assert states["l4, context 8192"].context == 8192
