@@ -67,7 +67,7 @@ def _priced(trace: RequestTrace) -> list[str]:
     if cost.machine is None or cost.pair is None:
         return []
     return [
-        f"priced on {cost.machine.label}: {cost.pair.label}, batch {s.batch}, context "
+        f"priced on {cost.machine_label}: {cost.pair.label}, batch {s.batch}, context "
         f"{s.context}; a unit is a plain step of {cost.plain_seconds * 1e3:.3f} ms, c = "
         f"{cost.c:.3f}, a verifying pass of {scored} tokens {cost.verify(scored):.3f} units"
     ]
@@ -161,10 +161,10 @@ def format_batch(s: Settings, table: BatchTable) -> str:
     if cost.machine is None or cost.pair is None:
         return (
             "machine custom: every target pass costs one whatever it scores, so the batch "
-            "changes nothing (choose --machine h100, a100, l4 or laptop)"
+            "changes nothing (choose --machine h200, h100, a100, l4 or laptop)"
         )
     lines = [
-        f"{cost.pair.label} on {cost.machine.label}, context {s.context}, "
+        f"{cost.pair.label} on {cost.machine_label}, context {s.context}, "
         f"alpha {table.alpha:.3f} (the station's, over its ensemble), k = {table.k}",
         f"{'batch':>5} {'plain ms':>9} {'verify ms':>9} {'price':>7} {'at k':>7} "
         f"{'best k':>6} {'best':>7} {'fits':>5}",

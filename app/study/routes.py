@@ -121,7 +121,7 @@ def _cost_row(s: Settings) -> Row:
     return Row(
         "Cost of a pass",
         f"c = {cost.c:.3f}, price per draft {price(s):.3f}",
-        f"{cost.pair.label} on {cost.machine.label}, batch {s.batch}, context {s.context}",
+        f"{cost.pair.label} on {cost.machine_label}, batch {s.batch}, context {s.context}",
     )
 
 

@@ -86,3 +86,30 @@ def test_without_javascript_the_form_submits_the_machine(
     expect(page.get_by_test_id("cost")).to_have_attribute("open", "")
     expect(page.get_by_test_id("cost-status")).to_contain_text(H100_C)
     expect(page.locator("#in-machine-h100")).to_be_checked()
+
+
+def test_the_h200_is_priced_by_its_timed_passes_and_the_stack_is_a_setting(page: Page) -> None:
+    """The H200 with CUDA graphs (the default stack) prices c from its timed passes; picking
+    eager re-prices the page live; the batch view draws the timed pass beside the roofline's."""
+    timed = costing(Settings(machine="h200", context=512))
+    eager = costing(Settings(machine="h200", context=512, stack="eager"))
+    page.goto(f"{PREDICTED_URL}&machine=h200&context=512")
+    status = page.get_by_test_id("cost-status")
+    expect(status).to_contain_text("Priced from passes timed on an NVIDIA H200 (CUDA graphs)")
+    expect(status).to_contain_text(f"c = T_draft / T_target = {timed.c:.3f}, not the roofline's")
+    expect(status).to_contain_text("every pass priced was timed")
+    expect(page.locator("#in-stack-graphs")).to_be_checked()
+    open_fold(page, "sweep")
+    expect(page.get_by_test_id("chart-batch-passes")).to_be_visible()
+    passes = page.get_by_test_id("batch-passes")
+    expect(passes).to_contain_text("as its passes were measured (CUDA graphs, solid)")
+    scored = int(query(page)["k"]) + 1
+    expect(passes).to_contain_text(f"verifying {scored} tokens of each sequence")
+    expect(passes).to_contain_text(f"At batch 1 the measured pass costs {timed.verify(scored):.2f}")
+    with page.expect_response(is_evidence) as answer:
+        page.locator("label[for='in-stack-eager']").click()
+    assert answer.value.status == 200
+    expect(page).to_have_url(re.compile(r"[?&]stack=eager(&|$)"))
+    expect(status).to_contain_text(f"c = T_draft / T_target = {eager.c:.3f}")
+    expect(status).to_contain_text("(eager PyTorch)")
+    axe(page, "the H200 with eager passes, batch view open")

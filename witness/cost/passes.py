@@ -47,6 +47,7 @@ from scipy.optimize import lsq_linear, minimize_scalar
 FloatArray = NDArray[np.float64]
 
 FIGURES = Path(__file__).with_name("h200")
+MEASURED_ON = "2026-12-04"  # the day the figures were timed (witness/cost/h200/README.md)
 Stack = Literal["graphs", "compiled", "eager"]
 STACKS: dict[str, str] = {
     "graphs": "CUDA graphs",

@@ -14,7 +14,7 @@ from app.words import Sentence, catalog, say
 from witness import Settings
 from witness.core.settings import DISTINCT_WIDTH_MAX, TREE_NODES_MAX, field_bounds, tree_nodes
 from witness.cost.costing import MACHINES, PAIRS, costing, passes, price, scored_per_sequence
-from witness.cost.passes import STACKS
+from witness.cost.passes import MEASURED_ON, STACKS, figures_env
 from witness.methods.block import is_chain
 from witness.methods.lookup import NGRAM_MAX
 from witness.methods.typical import DELTA, EPSILON
@@ -463,12 +463,17 @@ def cost_view(s: Settings, problems: tuple[FieldProblem, ...]) -> CostView:
     cost = costing(s)
     source = ""
     if cost.machine is not None and cost.pair is not None:
-        source = say(
-            "controls.cost.sources",
-            machine=cost.machine.source,
-            target=cost.pair.target.source,
-            draft=cost.pair.draft.source,
-        )
+        cited = {
+            "machine": cost.machine.source,
+            "target": cost.pair.target.source,
+            "draft": cost.pair.draft.source,
+        }
+        if cost.measured:
+            env = figures_env()
+            timed = {"gpu": env["gpu"], "torch": env["torch"], "date": MEASURED_ON}
+            source = say("controls.cost.sources_timed", **cited, **timed)
+        else:
+            source = say("controls.cost.sources", **cited)
     return CostView(
         machine=controls["machine"],
         stack=controls["stack"],
