@@ -37,6 +37,7 @@ TICKS = {
     "verify off": "verify=0",
     "seed 1 -> 2": "seed=2",
     "machine H100, Llama 8B/1B": "machine=h100&pair=llama-8b-1b",
+    "machine H200, timed passes": "machine=h200&pair=llama-8b-1b",
     "tree 2 wide": "tree_width=2",
 }
 

@@ -21,14 +21,14 @@ Every number about a real machine or model is cited where it is written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from math import inf
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from witness.core.settings import Settings, drafted_width, tree_nodes
+from witness.core.settings import TREE_NODES_MAX, Settings, drafted_width, tree_nodes
 from witness.core.theory import (
     Optimum,
     draft_length_optimum,
@@ -36,6 +36,7 @@ from witness.core.theory import (
     speculation_pays,
 )
 from witness.cost.passes import STACKS, PassTimes, Provenance, Shape, build
+from witness.cost.roofline import roofline_pass_seconds
 from witness.models.laws import FloatArray
 
 BF16 = 2.0  # bytes a parameter and a KV element: every pair here is served in BF16
@@ -207,13 +208,42 @@ class Costing:
     draft_seconds: float = 0.0  # one draft pass over the batch
     drafts_with_model: bool = True  # False for prompt lookup: no draft model is loaded or run
     stack: str | None = None
+    # Passes already priced, by model and tokens: an ensemble asks for the same few verifying
+    # passes thousands of times, and hashing the whole pricing each time would cost more.
+    _memo: dict[tuple[str, int], float] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
     def seconds(self, model: Model, tokens: int) -> float:
         """One pass of ``model`` scoring ``tokens`` tokens of every sequence of the batch."""
-        return _seconds(self, model, tokens)
+        key = (model.key, tokens)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._pass_seconds(model, tokens)
+        return found
+
+    def _pass_seconds(self, model: Model, tokens: int) -> float:
+        assert self.machine is not None
+        if self.stack is not None:
+            # Timed passes interpolate: one call prices every length up to a full tree's
+            # (each a pass the page may ask for next) for the price of one.
+            upto = max(tokens, 1 + TREE_NODES_MAX)
+            every = self.seconds_at(model, np.float64(self.batch), np.arange(1, upto + 1))
+            self._memo.update({(model.key, n + 1): float(t) for n, t in enumerate(every)})
+            return self._memo[(model.key, tokens)]
+        m = self.machine
+        return roofline_pass_seconds(
+            model.params,
+            self.batch * tokens,
+            bandwidth=m.bandwidth,
+            flops=m.flops,
+            bytes_per_param=BF16,
+            kv_bytes=self.batch * self.context * model.kv_per_token,
+        )
 
     def seconds_at(self, model: Model, batch: ArrayLike, tokens: ArrayLike) -> FloatArray:
-        """`seconds` at arrays of batch sizes and tokens per sequence (broadcast)."""
+        """`seconds` at arrays of batch sizes and tokens per sequence (broadcast): the
+        roofline of `roofline_pass_seconds`, vectorised, or the stack's timed passes."""
         assert self.machine is not None
         m = self.machine
         if self.stack is not None:
@@ -289,12 +319,6 @@ class Costing:
         if self.machine is None:
             return True
         return self.weights_bytes + self.kv_bytes <= self.machine.memory
-
-
-@lru_cache(maxsize=16_384)
-def _seconds(cost: Costing, model: Model, tokens: int) -> float:
-    """`Costing.seconds`, kept: a page asks for the same passes at every sentence."""
-    return float(cost.seconds_at(model, np.float64(cost.batch), np.float64(tokens)))
 
 
 def costing(s: Settings) -> Costing:

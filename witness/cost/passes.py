@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -121,12 +121,15 @@ class Fit:
 
 
 def _features(shape: Shape, batch: int, context: int, s: int) -> tuple[float, ...]:
-    kv = batch * context * shape.kv_per_token
-    return (
-        2.0 * shape.params + kv,
-        float(shape.layers),
-        2.0 * shape.params * batch * s,
-        kv if s > 1 else 0.0,
+    """What each term of `Fit.seconds` multiplies at one pass (a fit of that term alone, at
+    one second a unit), so the fit and the formula it prices with are one formula."""
+    return tuple(
+        float(
+            Fit("unit", **{_ATTR[t]: float(t == term) for t in TERMS}).seconds(
+                shape, batch, context, s
+            )
+        )
+        for term in TERMS
     )
 
 
@@ -280,6 +283,9 @@ class PassTimes:
     points: tuple[Point, ...]
     fits: Mapping[str, Fit]
     residuals: Mapping[tuple[str, str], Residuals]
+    _index: dict[tuple[str, str], frozenset[tuple[int, int, int]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def fitted(
         self, model: str, stack: str, batch: ArrayLike, context: int, s: ArrayLike
@@ -301,26 +307,30 @@ class PassTimes:
     def provenance(self, model: str, stack: str, batch: int, context: int, s: int) -> Provenance:
         """Where a price comes from: a measured point, between measured points (inside the
         ranges of batch, context and s that were measured), beyond them, or the fit alone."""
-        mine = [p for p in self.points if p.model == model and p.stack == stack]
-        if not mine:
+        timed = self._timed().get((model, stack))
+        if timed is None:
             return "fit"
-        if any((p.batch, p.context, p.s) == (batch, context, s) for p in mine):
+        if (batch, context, s) in timed:
             return "measured"
-        inside = all(
-            min(v) <= x <= max(v)
-            for x, v in (
-                (batch, [p.batch for p in mine]),
-                (context, [p.context for p in mine]),
-                (s, [p.s for p in mine]),
-            )
-        )
+        (b0, b1), (c0, c1), s1 = self.span(model, stack)
+        inside = b0 <= batch <= b1 and c0 <= context <= c1 and min(k[2] for k in timed) <= s <= s1
         return "between" if inside else "beyond"
 
     def span(self, model: str, stack: str) -> tuple[tuple[int, int], tuple[int, int], int]:
         """The batches, contexts (each lowest, highest) and the most tokens a pass timed."""
-        mine = [p for p in self.points if p.model == model and p.stack == stack]
-        b, c = [p.batch for p in mine], [p.context for p in mine]
-        return (min(b), max(b)), (min(c), max(c)), max(p.s for p in mine)
+        timed = self._timed()[(model, stack)]
+        b, c = [k[0] for k in timed], [k[1] for k in timed]
+        return (min(b), max(b)), (min(c), max(c)), max(k[2] for k in timed)
+
+    def _timed(self) -> dict[tuple[str, str], frozenset[tuple[int, int, int]]]:
+        """Each model and stack's timed (batch, context, s), indexed once (a page asks at
+        every price it quotes)."""
+        if not self._index:
+            by: dict[tuple[str, str], set[tuple[int, int, int]]] = {}
+            for p in self.points:
+                by.setdefault((p.model, p.stack), set()).add((p.batch, p.context, p.s))
+            self._index.update({key: frozenset(v) for key, v in by.items()})
+        return self._index
 
     def errors(self, stack: str) -> FloatArray:
         """The fit's relative error (fitted / measured − 1) at each of the stack's points."""

@@ -24,7 +24,7 @@ from witness.cost.batching import (
     batch_table,
     speedup_at,
 )
-from witness.cost.costing import costing, price, scored_per_sequence
+from witness.cost.costing import costing, passes, price, scored_per_sequence
 from witness.cost.passes import STACKS
 
 WIDTH, HEIGHT = 640, 260
@@ -78,6 +78,7 @@ class BatchView:
     x_ticks: tuple[tuple[float, str], ...] = ()
     context_note: str = ""
     passes: PassCurves | None = None  # a measured machine: its v(k + 1) beside the roofline's
+    floor: str = ""  # where the roofline prices the passes: it is a floor, and how far
     width: int = WIDTH
     height: int = HEIGHT
     left: float = LEFT
@@ -145,6 +146,31 @@ def batch_view(s: Settings, alpha: float) -> BatchView:
         x_ticks=x_ticks,
         context_note=_context_note(s, alpha),
         passes=_pass_curves(s, x),
+        floor=_floor(s),
+    )
+
+
+# The state the floor quotes: the 1B/8B pair on the H200 at batch 1, context 512, k = 4.
+FLOOR = Settings(machine="h200", pair="llama-8b-1b", context=512, k=4)
+
+
+def _floor(s: Settings) -> str:
+    """Where the roofline prices the passes: it is a floor, and what the timed H200 shows."""
+    if costing(s).measured:
+        return ""
+    roofline = {"stack": "roofline"}
+    timed, roof = costing(FLOOR), costing(FLOOR.model_copy(update=roofline))
+    timed_32 = costing(FLOOR.model_copy(update={"batch": 32}))
+    roof_32 = costing(FLOOR.model_copy(update={"batch": 32, **roofline}))
+    return say(
+        "batch.floor.line",
+        per_layer=f"{passes().fits['graphs'].per_layer * 1e3:.2f}",
+        c_timed=f"{timed.c:.2f}",
+        c_roof=f"{roof.c:.2f}",
+        v_one=f"{timed.verify(5):.2f}",
+        v_many=f"{timed_32.verify(5):.2f}",
+        r_one=f"{roof.verify(5):.2f}",
+        r_many=f"{roof_32.verify(5):.2f}",
     )
 
 

@@ -315,7 +315,6 @@ def cost_lines(s: Settings) -> tuple[str, ...]:
         ),
         _plain_line(s),
         _verify_line(s),
-        _floor_line(s),
     ]
     if s.context:
         kv = s.batch * s.context * p.target.kv_per_token
@@ -433,29 +432,6 @@ def _verify_line(s: Settings) -> Sentence:
         return say("controls.cost.measured.verify", **common, roof_steps=roof_steps)
     bound = "memory_bound" if steps <= 1.0 + 1e-9 else "compute_bound"
     return say(f"controls.cost.verify.{bound}", **common)
-
-
-# The state the floor line quotes: the 1B/8B pair on the H200 at batch 1, context 512, k = 4.
-FLOOR = Settings(machine="h200", pair="llama-8b-1b", context=512, k=4)
-
-
-def _floor_line(s: Settings) -> str:
-    """Where the roofline prices the passes: it is a floor, and what the timed H200 shows."""
-    if costing(s).measured:
-        return ""
-    timed, roof = costing(FLOOR), costing(_roofline(FLOOR))
-    timed_32 = costing(FLOOR.model_copy(update={"batch": 32}))
-    roof_32 = costing(_roofline(FLOOR).model_copy(update={"batch": 32}))
-    return say(
-        "controls.cost.floor.line",
-        per_layer=f"{passes().fits['graphs'].per_layer * 1e3:.2f}",
-        c_timed=f"{timed.c:.2f}",
-        c_roof=f"{roof.c:.2f}",
-        v_one=f"{timed.verify(5):.2f}",
-        v_many=f"{timed_32.verify(5):.2f}",
-        r_one=f"{roof.verify(5):.2f}",
-        r_many=f"{roof_32.verify(5):.2f}",
-    )
 
 
 def cost_view(s: Settings, problems: tuple[FieldProblem, ...]) -> CostView:
