@@ -11,6 +11,7 @@ import pytest
 from app.station.views import fmt
 from app.station.views.batch_chart import batch_view
 from app.station.views.controls import cost_lines
+from app.words import Sentence
 from tests.app.view_models import WITNESS, page_view
 from witness import Settings
 from witness.core.settings import max_depth
@@ -226,3 +227,65 @@ def test_the_page_shows_the_cost_lines_and_sources() -> None:
     assert "NVIDIA L4 datasheet" in cv.source and "70.6 B parameters" in cv.source
     custom = page_view("/station?pred=skip").controls.cost
     assert not custom.open and custom.source == ""
+
+
+# ------------------------------------------------------------ the H200's timed passes
+
+TIMED = [
+    (on("h200", k=4, context=512), 0.8),
+    (on("h200", k=6, stack="compiled"), 0.9),
+    (on("h200", k=3, stack="eager", batch=32), 0.7),
+    (on("h200", "llama-70b-8b", k=5, context=2048), 0.75),
+]
+
+
+@pytest.mark.parametrize(("s", "alpha"), TIMED)
+def test_on_timed_passes_no_k_pays_where_no_k_in_range_does(s: Settings, alpha: float) -> None:
+    """Timed prices can fall with k, so "no k pays" is every k of the range, not k = 1."""
+    here, none = stops_paying(s, alpha)
+    ks = range(1, max_depth(s.tree_width) + 1)
+
+    def any_pays(b: int) -> bool:
+        return any(priced(s, alpha, b, k) > 1.0 for k in ks)
+
+    pays = [any_pays(b) for b in range(1, BATCH_MAX + 1, 7)]
+    first = next((b for b, p in zip(range(1, BATCH_MAX + 1, 7), pays, strict=True) if not p), None)
+    if none is None:
+        assert all(pays)
+    else:
+        assert not any_pays(none) and (none == 1 or any_pays(none - 1))
+        assert first is None or first >= none - 6
+    if here is not None:
+        assert priced(s, alpha, here) <= 1.0
+
+
+@pytest.mark.parametrize(("s", "alpha"), TIMED)
+def test_the_batch_view_draws_the_timed_pass_beside_the_rooflines(
+    s: Settings, alpha: float
+) -> None:
+    v = batch_view(s, alpha)
+    assert v.passes is not None and not v.floor
+    scored = scored_per_sequence(s)
+    roofline = s.model_copy(update={"stack": "roofline"})
+    for (b, timed, roof), m, r in zip(
+        v.passes.rows, v.passes.measured, v.passes.roofline, strict=True
+    ):
+        at = {"batch": b}
+        assert timed == f"{costing(s.model_copy(update=at)).verify(scored):.2f}"
+        assert roof == f"{costing(roofline.model_copy(update=at)).verify(scored):.2f}"
+        assert f"batch {b}: {timed} plain steps" in m.label
+        assert f"batch {b}: {roof} plain steps (roofline)" in r.label
+    assert f"verifying {scored} tokens" in v.passes.title
+    assert v.passes.note.key == "batch.passes.note"
+    assert v.passes.note.values["m_first"] == v.passes.rows[0][1]
+
+
+def test_the_roofline_machines_say_they_are_a_floor_with_the_timed_h200_numbers() -> None:
+    timed = costing(on("h200", context=512, k=4))
+    for s in (on(k=4), on("l4", "t5-xxl-small"), on("h200", stack="roofline")):
+        v = batch_view(s, 0.8)
+        assert v.passes is None or s.machine == "h200"
+        floor = v.floor
+        assert isinstance(floor, Sentence) and floor.key == "batch.floor.line"
+        assert floor.values["c_timed"] == f"{timed.c:.2f}"
+        assert float(str(floor.values["v_many"])) > float(str(floor.values["v_one"])) > 1.0
