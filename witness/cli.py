@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from witness.core.settings import Settings, expected_text, field_bounds
 from witness.core.trace import BlockTrace, RequestTrace
-from witness.cost.batching import BatchTable, batch_table
+from witness.cost.batching import BATCH_MAX, BatchTable, batch_table
 from witness.cost.costing import costing, scored_per_sequence
 from witness.cost.measured import format_roofline, measured_here
 from witness.judge.adaptive import Race, RaceEnsemble, race, race_ensemble
@@ -178,6 +178,9 @@ def format_batch(s: Settings, table: BatchTable) -> str:
     here = "never" if table.stops_paying is None else f"from batch {table.stops_paying}"
     none = "never" if table.none_pays is None else f"from batch {table.none_pays}"
     lines.append(f"k = {table.k} stops paying: {here}; no k pays: {none}")
+    fits = table.fits_up_to
+    if fits < BATCH_MAX:
+        lines.append(f"fits in memory: {'no batch' if fits == 0 else f'batches up to {fits}'}")
     return "\n".join(lines)
 
 

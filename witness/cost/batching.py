@@ -51,6 +51,7 @@ class BatchTable:
     points: tuple[BatchPoint, ...]
     stops_paying: int | None  # the first batch at which the settings' k does not pay
     none_pays: int | None  # the first batch at which no k pays (α ≤ k = 1's price)
+    fits_up_to: int  # the largest batch whose weights and KV cache fit in memory (0: none)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = plain(asdict(self))
@@ -124,4 +125,20 @@ def batch_table(s: Settings, alpha: float) -> BatchTable:
         for i, (b, sb, cost) in enumerate(zip(BATCHES, rows, costs, strict=True))
     )
     here, none = stops_paying(s, alpha)
-    return BatchTable(alpha, s.k, points, here, none)
+    return BatchTable(alpha, s.k, points, here, none, largest_fitting_batch(s))
+
+
+def largest_fitting_batch(s: Settings) -> int:
+    """The largest batch in the range whose weights and KV cache fit in the machine's memory
+    (the whole range with machine custom; 0 where even one sequence does not fit). The KV
+    cache grows with the batch and the weights do not, so fitting is a threshold."""
+    cost = costing(s)
+    if cost.machine is None or cost.pair is None:
+        return BATCH_MAX
+    room = cost.machine.memory - cost.weights_bytes
+    per_sequence = costing(at_batch(s, 1)).kv_bytes
+    if room < 0:
+        return 0
+    if per_sequence == 0:
+        return BATCH_MAX
+    return min(BATCH_MAX, int(room // per_sequence))

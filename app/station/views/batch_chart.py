@@ -230,14 +230,31 @@ def _summary(s: Settings, alpha: float, table: BatchTable) -> str:
         k=s.k,
         speedup=fmt.speedup(speedup_at(s, alpha, s.batch)),
     )
-    return " ".join((now, _at_k(s, alpha, table), _any_k(s, alpha, table)))
+    parts = (now, _at_k(s, alpha, table), _any_k(s, alpha, table), _memory(s, table))
+    return " ".join(p for p in parts if p)
+
+
+def _memory(s: Settings, table: BatchTable) -> str:
+    """Which batches fit in memory, where not all of them do."""
+    if table.fits_up_to >= BATCH_MAX:
+        return ""
+    cost = costing(s)
+    assert cost.machine is not None
+    memory = f"{cost.machine.memory / 1e9:.0f} GB"
+    if table.fits_up_to == 0:
+        return say("batch.summary.memory.none", context=s.context, memory=memory)
+    return say("batch.summary.memory.some", context=s.context, fits=table.fits_up_to, memory=memory)
 
 
 def _at_k(s: Settings, alpha: float, table: BatchTable) -> Sentence:
     """From which batch the current k stops paying, and why."""
     here = table.stops_paying
     if here is None:
-        return say("batch.summary.at_k.every_batch", k=s.k, batch_max=BATCH_MAX)
+        if table.fits_up_to >= BATCH_MAX:
+            return say("batch.summary.at_k.every_batch", k=s.k, batch_max=BATCH_MAX)
+        if table.fits_up_to == 0:
+            return say("batch.summary.at_k.no_fit", k=s.k, batch_max=BATCH_MAX)
+        return say("batch.summary.at_k.every_fitting", k=s.k, fits=table.fits_up_to)
     if here == 1:
         return say("batch.summary.at_k.never", k=s.k)
     there = costing(at_batch(s, here))

@@ -9,14 +9,21 @@ from __future__ import annotations
 import pytest
 
 from app.station.views import fmt
-from app.station.views.batch_chart import batch_view
+from app.station.views.batch_chart import _at_k, _memory, batch_view
 from app.station.views.controls import cost_lines
 from app.words import Sentence
 from tests.app.view_models import WITNESS, page_view
 from witness import Settings
 from witness.core.settings import max_depth
 from witness.core.theory import expected_speedup, speculation_pays
-from witness.cost.batching import BATCH_MAX, BATCHES, batch_table, speedup_at, stops_paying
+from witness.cost.batching import (
+    BATCH_MAX,
+    BATCHES,
+    batch_table,
+    largest_fitting_batch,
+    speedup_at,
+    stops_paying,
+)
 from witness.cost.costing import costing, price, priced_optimum, scored_per_sequence
 
 
@@ -120,7 +127,12 @@ def test_a_state_that_pays_at_every_batch_says_so() -> None:
     assert all(costing(s.model_copy(update={"batch": b})).verify(5) == 1.0 for b in BATCHES)
     assert stops_paying(s, 0.9) == (None, None)
     words = batch_view(s, 0.9).summary
-    assert f"k = 4 pays at every batch up to {BATCH_MAX}." in words
+    # ... yet past a few batches their KV cache outgrows the 80 GB: the headline says so.
+    fits = largest_fitting_batch(s)
+    assert 0 < fits < BATCH_MAX
+    assert f"k = 4 pays at every batch that fits in memory (up to {fits})" in words
+    assert f"only batches up to {fits} fit in the 80 GB of memory" in words
+    assert f"k = 4 pays at every batch up to {BATCH_MAX}." not in words
     assert "Some k pays at every batch in the range" in words
     assert "stops paying" not in words and "no k pays" not in words
 
@@ -289,3 +301,42 @@ def test_the_roofline_machines_say_they_are_a_floor_with_the_timed_h200_numbers(
         assert isinstance(floor, Sentence) and floor.key == "batch.floor.line"
         assert floor.values["c_timed"] == f"{timed.c:.2f}"
         assert float(str(floor.values["v_many"])) > float(str(floor.values["v_one"])) > 1.0
+
+
+# ------------------------------------------------------------------ what fits in memory
+
+
+@pytest.mark.parametrize(
+    ("s", "fits"),
+    [
+        (on("l4", "llama-70b-8b", batch=64, context=2048), 0),  # 70B weights alone outgrow 24 GB
+        (on("l4", context=8192), None),  # some batches fit, not all
+        (on(), BATCH_MAX),  # no context: every batch fits
+    ],
+)
+def test_the_batch_headline_accounts_for_memory(s: Settings, fits: int | None) -> None:
+    table = batch_table(s, 0.8)
+    up_to = largest_fitting_batch(s)
+    assert table.fits_up_to == up_to
+    if fits is not None:
+        assert up_to == fits
+    # A threshold, and the table's rows agree with it.
+    for p in table.points:
+        assert p.fits == (p.batch <= up_to)
+    head = _at_k(s, 0.8, table)
+    memory = _memory(s, table)
+    if up_to == 0:
+        assert head.key in (
+            "batch.summary.at_k.no_fit",
+            "batch.summary.at_k.stops",
+            "batch.summary.at_k.never",
+        )
+        assert head.key != "batch.summary.at_k.every_batch"
+        assert isinstance(memory, Sentence) and memory.key == "batch.summary.memory.none"
+    elif up_to < BATCH_MAX:
+        assert head.key != "batch.summary.at_k.every_batch"
+        assert isinstance(memory, Sentence) and memory.values["fits"] == up_to
+    else:
+        assert memory == ""
+    if table.stops_paying is None and up_to < BATCH_MAX:
+        assert head.key in ("batch.summary.at_k.no_fit", "batch.summary.at_k.every_fitting")
