@@ -345,19 +345,11 @@ def _plain_line(s: Settings) -> Sentence:
     cost = costing(s)
     if cost.measured:
         return _measured_plain_line(s)
-    if s.draft_source == "lookup":
-        draft = say("controls.cost.draft_pass.lookup")
-    else:
-        draft = say(
-            "controls.cost.draft_pass.model",
-            draft_ms=f"{cost.draft_seconds * 1e3:.3f}",
-            c=f"{cost.c:.3f}",
-        )
     return say(
         f"controls.cost.plain.{'one' if s.batch == 1 else 'many'}",
         batch=s.batch,
         plain_ms=f"{cost.plain_seconds * 1e3:.3f}",
-        draft=draft,
+        draft=_draft_pass(s),
     )
 
 
@@ -365,20 +357,27 @@ def _roofline(s: Settings) -> Settings:
     return s.model_copy(update={"stack": "roofline"})
 
 
+def _draft_pass(s: Settings) -> Sentence:
+    """The draft's pass and c (none with prompt lookup), beside the roofline's where timed."""
+    if s.draft_source == "lookup":
+        return say("controls.cost.draft_pass.lookup")
+    cost = costing(s)
+    values = {"draft_ms": f"{cost.draft_seconds * 1e3:.3f}", "c": f"{cost.c:.3f}"}
+    if not cost.measured:
+        return say("controls.cost.draft_pass.model", **values)
+    roof = costing(_roofline(s))
+    return say(
+        "controls.cost.measured.draft",
+        **values,
+        roof_draft_ms=f"{roof.draft_seconds * 1e3:.3f}",
+        c_roof=f"{roof.c:.3f}",
+    )
+
+
 def _measured_plain_line(s: Settings) -> Sentence:
     cost, roof = costing(s), costing(_roofline(s))
     assert cost.machine is not None
     assert cost.stack is not None
-    if s.draft_source == "lookup":
-        draft = say("controls.cost.draft_pass.lookup")
-    else:
-        draft = say(
-            "controls.cost.measured.draft",
-            draft_ms=f"{cost.draft_seconds * 1e3:.3f}",
-            roof_draft_ms=f"{roof.draft_seconds * 1e3:.3f}",
-            c=f"{cost.c:.3f}",
-            c_roof=f"{roof.c:.3f}",
-        )
     return say(
         "controls.cost.measured.plain",
         machine=cost.machine.label,
@@ -386,7 +385,7 @@ def _measured_plain_line(s: Settings) -> Sentence:
         batch=s.batch,
         plain_ms=f"{cost.plain_seconds * 1e3:.3f}",
         roof_ms=f"{roof.plain_seconds * 1e3:.3f}",
-        draft=draft,
+        draft=_draft_pass(s),
         provenance=_provenance(s),
     )
 
