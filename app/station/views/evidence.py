@@ -390,15 +390,37 @@ def _figures(
             speedup_range(est, greedy=s.greedy),
         ),
         Figure("Speedup by the formula", formula, formula_note),
-        Figure(
+        time_figure(t, s),
+    )
+
+
+def time_figure(t: Totals, s: Settings) -> Figure:
+    """The request's time on one clock. A priced machine's clock is its own plain decoding
+    step (`Costing.plain_seconds`), every pass priced in those steps; the workload's TTFT and
+    TPOT are what machine custom prices by, and the sentence says so."""
+    cost = costing(s)
+    if cost.machine is None:
+        return Figure(
             "Time at TPOT",
             fmt.ms(t.ms_speculative),
             say(
-                "evidence.figure.time",
+                "evidence.figure.time.custom",
                 plain=fmt.ms(t.ms_baseline),
                 ttft=f"{s.ttft_ms:g}",
                 tpot=f"{s.tpot_ms:g}",
             ),
+        )
+    step = cost.plain_seconds * 1e3
+    return Figure(
+        "Decoding time on the machine",
+        fmt.ms(t.cost_units * step),
+        say(
+            "evidence.figure.time.machine",
+            units=f"{t.cost_units:.1f}",
+            step=fmt.pass_ms(step),
+            machine=cost.machine_label,
+            plain=fmt.ms(t.baseline_cost_units * step),
+            tokens=t.tokens,
         ),
     )
 

@@ -35,6 +35,14 @@ def ms(x: float) -> str:
     return f"{x:,.0f} ms"
 
 
+def pass_ms(x: float) -> str:
+    """One pass's time: a few significant figures, since a pass takes from under a
+    millisecond to hundreds of them."""
+    if x >= 100:
+        return f"{x:,.1f} ms"
+    return f"{x:.2f} ms" if x >= 1 else f"{x:.3f} ms"
+
+
 def setting(x: float) -> str:
     return f"{x:.2f}"
 

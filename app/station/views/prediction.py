@@ -41,21 +41,33 @@ class PredictionView:
     chosen: str
     summary: Sentence
     change: ChangeView | None  # None while no prediction is recorded
+    match_note: Sentence  # what the match is, and the station's α it gives once judged
 
 
-def prediction_view(state: StationState) -> PredictionView:
+def match_note(s: Settings, alpha: float | None) -> Sentence:
+    """The match is a blend, not a rate: the rate it produces is the station's α, named
+    beside it once the state's ensemble is judged (after a prediction)."""
+    if alpha is None:
+        return say("prediction.match.unjudged")
+    return say("prediction.match.judged", match=fmt.setting(s.match), alpha=f"{alpha:.3f}")
+
+
+def prediction_view(state: StationState, alpha: float | None = None) -> PredictionView:
+    """``alpha``: the station's α at the state's settings, once the ensemble is judged."""
     options = tuple((i.value, label) for i, label in INTERVENTION_LABELS.items())
+    note = match_note(state.settings, alpha)
     pred = state.prediction
     if pred is None:
-        return PredictionView(options, "", say("prediction.summary.none"), None)
+        return PredictionView(options, "", say("prediction.summary.none"), None, note)
     change = change_view(state)
     if pred.intervention is Intervention.SKIP:
-        return PredictionView(options, "skip", say("prediction.summary.skipped"), change)
+        return PredictionView(options, "skip", say("prediction.summary.skipped"), change, note)
     return PredictionView(
         options,
         pred.intervention.value,
         say("prediction.summary.predicted", intervention=INTERVENTION_LABELS[pred.intervention]),
         change,
+        note,
     )
 
 

@@ -21,6 +21,7 @@ from app.station.views.pricing import priced
 from app.words import Sentence, say
 from witness import Settings
 from witness.core.settings import max_depth
+from witness.core.theory import expected_tokens_per_pass
 from witness.core.trace import RequestTrace
 from witness.cost.costing import costing
 from witness.judge.ensemble import Ensemble, Estimate
@@ -80,6 +81,34 @@ class ReadoutView:
     lane: Lane
 
 
+# Measured and formula tokens per pass closer than this read as the same at two places.
+SAME_TOKENS = 0.005
+
+
+def tokens_note(ens: Ensemble, s: Settings, est: Estimate, this: str) -> Sentence:
+    """The measured tokens per pass, with the formula's beside it and why they differ:
+    the formula's blocks all draft k at one α, while a request's last block drafts only what
+    is left and α varies by position."""
+    measured = ens.tokens_per_pass
+    if not s.verify or measured is None or s.tokens == 1:
+        return say("readout.tokens.note", counted=counted(est), this=this)
+    formula = float(expected_tokens_per_pass(ens.alpha, s.k))
+    values: dict[str, object] = {
+        "counted": counted(est),
+        "this": this,
+        "formula": f"{formula:.2f}",
+    }
+    if s.draft_source == "lookup":
+        return say("readout.tokens.lookup", **values)
+    if abs(measured - formula) < SAME_TOKENS:
+        return say("readout.tokens.formula", **values)
+    if measured < formula:
+        # With every draft accepted α cannot vary: only the cut last block is left to blame.
+        mode = "cut" if ens.alpha >= 1.0 else "under"
+        return say(f"readout.tokens.{mode}", tokens=s.tokens, **values)
+    return say("readout.tokens.over", **values)
+
+
 def readout_view(
     trace: RequestTrace, ens: Ensemble, invariant: InvariantView, s: Settings
 ) -> ReadoutView:
@@ -90,7 +119,7 @@ def readout_view(
         Reading(
             "Tokens per target pass",
             per_pass,
-            say("readout.tokens.note", counted=counted(est), this=this_pass),
+            tokens_note(ens, s, est, this_pass),
             "readout-tokens",
         ),
         Reading(

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 
 from app.station.views import fmt
 from app.station.views.charts import Frame, Point, polyline
-from app.words import say
-from witness.cost.measured import MeasuredRoofline, routine_note
+from app.words import Sentence, say
+from witness.cost.costing import MACHINES
+from witness.cost.measured import FLAT, MeasuredRoofline, routine_note
+from witness.cost.roofline import compute_bound_tokens
 
 LABEL = say("roofline.label")
 FRAME = Frame(width=640, height=300, left=60.0, right=612.0, top=44.0, bottom=252.0)
@@ -54,6 +56,8 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class RooflineView:
+    heading: Sentence  # the roofline's claim and this server's measurement, each named
+    why: Sentence  # why a numpy pass on this CPU and a GPU decode pass differ (or agree)
     label: str
     setup: str
     machine: str
@@ -119,9 +123,39 @@ def roofline_chart(m: MeasuredRoofline, sentence: str) -> RooflineChart:
     )
 
 
+# The GPU whose decode pass the roofline's claim is about, as the station prices it.
+GPU = MACHINES["h100"]
+
+
+def heading_mode(m: MeasuredRoofline) -> str:
+    """ "flat" where every width cost at most `FLAT` one-vector passes, else "rising"."""
+    return "flat" if all(p.ratio <= FLAT for p in m.points) else "rising"
+
+
 def roofline_view(m: MeasuredRoofline) -> RooflineView:
     sentence = m.summary()
+    mode = heading_mode(m)
+    gpu_knee = compute_bound_tokens(bandwidth=GPU.bandwidth, flops=GPU.flops)
     return RooflineView(
+        heading=say(
+            f"roofline.heading.{mode}", widest=m.widest.width, ratio=fmt.speedup(m.widest.ratio)
+        ),
+        why=say(
+            f"roofline.why.{mode}",
+            **(
+                {"widest": m.widest.width}
+                if mode == "flat"
+                else {
+                    "flops": f"{m.flops / 1e9:.1f}",
+                    "bandwidth": f"{m.bandwidth / 1e9:.1f}",
+                    "knee": f"{m.compute_bound_width:.1f}",
+                }
+            ),
+            gpu=GPU.label,
+            gpu_bandwidth=f"{GPU.bandwidth / 1e12:.2f}",
+            gpu_flops=f"{GPU.flops / 1e12:.0f}",
+            gpu_knee=f"{gpu_knee:.0f}",
+        ),
         label=LABEL,
         setup=say(
             "roofline.setup",

@@ -158,6 +158,7 @@ def live_view(
     trace = witness.trace(s)
     selected = selected_block(state, trace)
     evidence = invariant = verdict = readout = None
+    alpha: float | None = None  # the station's α, once the ensemble is judged
     if state.prediction is not None:
         # One link per block: the canonical query without a block, then `block=N` (it is
         # always last), instead of re-encoding the whole state for every block. The script
@@ -166,6 +167,7 @@ def live_view(
         sep = "&" if "?" in page else "?"
         hrefs = tuple(f"{page}{sep}block={b.index}" for b in trace.blocks)
         ens = witness.ensemble(s)
+        alpha = ens.alpha
         # The savings judgement is made once: the evidence and the gates both show it.
         judged = savings(ens, s)
         evidence = evidence_view(
@@ -191,7 +193,7 @@ def live_view(
         settings=s,
         links=links_view(state, app),
         controls=controls_view(s, state.problems),
-        prediction=prediction_view(state),
+        prediction=prediction_view(state, alpha),
         evidence=evidence,
         invariant=invariant,
         verdict=verdict,

@@ -83,7 +83,7 @@ def test_the_page_stands_alone_with_the_label_chart_and_table(
         assert view.routine_note and view.routine_note in unescape(html)
     else:
         assert view.routine_note == "" and 'data-testid="roofline-routine"' not in html
-    assert '<h2 id="roofline-title">' in html  # under the page's h1
+    assert '<h2 id="roofline-title"' in html  # under the page's h1
     assert 'href="/station"' in html
 
 
@@ -97,7 +97,7 @@ def test_the_fragment_is_the_same_partial_without_the_page(
     assert html.lstrip().startswith('<div id="roofline"')
     assert "<html" not in html and "<main" not in html
     assert LABEL in html
-    assert '<h3 id="roofline-title">' in html  # inside the evidence panel's h2
+    assert '<h3 id="roofline-title"' in html  # inside the evidence panel's h2
     assert _rows(html) == _rows(page)
     assert "hx-replace-url" not in {k.lower() for k in r.headers}  # the station's URL stays
 
@@ -162,3 +162,59 @@ def test_the_chart_marks_where_the_model_turns_compute_bound(small: MeasuredRoof
     assert float(chart.y_ticks[-1].text) * 1e-3 >= max(
         max(p.seconds, p.model_seconds) for p in small.points
     )
+
+
+def _run(ratios: list[float]) -> MeasuredRoofline:
+    """A measurement with these ratios to one vector (the rest of its numbers plausible)."""
+    widths = [1, 2, 4, 8, 16, 32, 64][: len(ratios)]
+    pts = tuple(
+        measured.MeasuredPoint(n, r * 1e-3, r, 20.0 / r, 2.0 * n / r, 1e-3)
+        for n, r in zip(widths, ratios, strict=True)
+    )
+    return MeasuredRoofline(
+        rows=8_192,
+        cols=4_096,
+        repeats=5,
+        machine="a test CPU",
+        cache_bytes=None,
+        points=pts,
+        bandwidth=20e9,
+        flops=60e9,
+        compute_bound_width=6.0,
+    )
+
+
+def test_the_heading_names_the_roofline_claim_and_this_servers_measurement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The heading never sets the GPU's "≈ one pass" above a CPU's rising curve as if the
+    measurement bore it out: it names the claim and the measurement, each as what it is, and
+    the reason beside it says why a numpy pass here and a GPU decode pass differ."""
+    rising = roofline_view(_run([1.0, 3.07, 3.2, 3.5, 4.0, 5.0, 6.81]))
+    assert rising.heading.key == "roofline.heading.rising"
+    assert rising.heading.values == {"widest": 64, "ratio": "6.81×"}
+    assert (
+        "The roofline's claim" in rising.heading and "This server's measurement" in rising.heading
+    )
+    assert rising.why.key == "roofline.why.rising"
+    assert rising.why.values["knee"] == "6.0" and rising.why.values["gpu_knee"] == "295"
+    assert rising.why.values["flops"] == "60.0" and rising.why.values["bandwidth"] == "20.0"
+    flat = roofline_view(_run([1.0, 1.05, 1.1, 1.1, 1.2, 1.3, 1.4]))
+    assert flat.heading.key == "roofline.heading.flat"
+    assert flat.heading.values == {"widest": 64, "ratio": "1.40×"}
+    assert flat.why.key == "roofline.why.flat"
+    # Drawn as the panel's heading, with the reason under it.
+    monkeypatch.setattr(measured, "measured_here", lambda: _run([1.0, 3.07, 3.2, 3.5, 4, 5, 6.81]))
+    with TestClient(create_app(settings=AppSettings())) as c:
+        html = c.get("/roofline").text
+    heading = re.search(r'<h2 id="roofline-title"[^>]*>(.*?)</h2>', html, re.S)
+    assert heading is not None and unescape(heading.group(1)) == rising.heading
+    assert "≈ one pass, measured here" not in unescape(html)
+    assert rising.why in unescape(html)
+
+
+def test_the_stations_entry_names_the_claim_as_the_gpus(client: TestClient) -> None:
+    html = unescape(client.get("/station?pred=skip").text)
+    heading = re.search(r'data-testid="roofline-entry-heading">(.*?)</h3>', html)
+    assert heading is not None
+    assert heading.group(1).startswith("The roofline's claim: one GPU decode pass")

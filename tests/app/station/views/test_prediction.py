@@ -66,10 +66,10 @@ def test_the_prediction_step_says_what_match_k_and_c_are_before_it_asks(
     step = html.split('id="step-03"', 1)[1].split("</section>", 1)[0]
     terms = text_of(step, "prediction-terms")
     # One line each, in the words of the lanes the page draws.
-    assert re.search(
-        r"Match\s*how often the Draft lane's token agrees with the Target verifier's", terms
-    )
-    assert "α" in terms
+    # The match is a blend of the draft toward the target, not a rate; the rate it gives is
+    # the station's α, named once the ensemble is judged.
+    assert re.search(r"Match\s*the blend of the draft toward the target", terms)
+    assert "the station's α" in terms
     assert re.search(r"k\s*how many tokens the Draft lane proposes per Target verifier pass", terms)
     assert re.search(r"Draft cost c\s*one Draft lane pass's cost", terms)
     assert step.count("<dd>") == 3

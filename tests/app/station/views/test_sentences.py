@@ -19,6 +19,7 @@ import pytest
 from app.contract.checkpoint import checkpoint
 from app.station.views import fmt
 from app.station.views.station import LiveView
+from app.words import Sentence
 from tests.app.view_models import WITNESS, page_view, state_of
 from witness import Settings
 from witness.core.settings import drafted_width, max_depth, tree_nodes
@@ -188,12 +189,35 @@ def test_the_figures_label_one_request_and_the_ensemble(mode: tuple[str, LiveVie
     c = draft_cost(s)
     assert formula.value == fmt.speedup(speedup_expected(ens.alpha, s.k, c, verify=s.verify))
     assert f"the station's α = {ens.alpha:.3f}" in formula.note
-    assert f"this request's own {t.mean_alpha:.3f}" in formula.note
+    assert f"this request's acceptance rate {t.mean_alpha:.3f}" in formula.note
     # The gap sentence, when there is one, names the direction the numbers show.
     if "sits under" in e.formula_gap:
         assert est.mean < speedup_expected(ens.alpha, s.k, c, verify=True)  # type: ignore[operator]
     if "sits over" in e.formula_gap:
         assert est.mean > speedup_expected(ens.alpha, s.k, c, verify=True)  # type: ignore[operator]
+
+
+def test_the_time_is_on_the_states_one_clock(mode: tuple[str, LiveView]) -> None:
+    """A priced machine's times are its cost units × its own plain decoding step; the
+    workload's TTFT and TPOT price only machine custom, which names them."""
+    _, v = mode
+    s, t, e = v.settings, v.trace.totals, v.evidence
+    assert e is not None
+    [time] = [f for f in e.figures if f.label.startswith(("Time", "Decoding time"))]
+    note = time.note
+    assert isinstance(note, Sentence)
+    if s.machine == "custom":
+        assert time.label == "Time at TPOT" and note.key == "evidence.figure.time.custom"
+        assert time.value == fmt.ms(s.ttft_ms + t.cost_units * s.tpot_ms)
+        assert note.values["tpot"] == f"{s.tpot_ms:g}"
+        assert "TTFT" in note and "TPOT" in note
+        return
+    step = costing(s).plain_seconds * 1e3
+    assert note.key == "evidence.figure.time.machine" and "TPOT" not in time.label
+    assert time.value == fmt.ms(t.cost_units * step)
+    assert note.values["plain"] == fmt.ms(s.tokens * step)
+    assert note.values["step"] == fmt.pass_ms(step)
+    assert note.values["units"] == f"{t.cost_units:.1f}"
 
 
 def test_the_request_sentences_follow_the_switches(mode: tuple[str, LiveView]) -> None:
