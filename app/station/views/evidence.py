@@ -106,9 +106,14 @@ class Figure:
     note: str = ""
 
 
+TERM_KEYS = (("u", "u"), ("residual", "residual"), ("bonus token", "bonus"))
+
 # The marks' legend: a sample word of each kind.
 KINDS = ("accepted", "rejected", "repaired", "bonus", "unchecked")
 LEGEND = tuple(TokenView("word", k, MARKS[k]) for k in KINDS)
+
+# The rule's own words, defined in plain words where the request first uses them.
+TERMS = tuple((name, say(f"evidence.terms.{key}")) for name, key in TERM_KEYS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +131,7 @@ class EvidenceView:
     sampled_check: str
     keeps_target: bool
     legend: tuple[TokenView, ...] = LEGEND
+    terms: tuple[tuple[str, Sentence], ...] = TERMS
     # Beside the chain at equal draft work: None for the chain itself, or when the caller
     # did not pass the chain twin's ensemble (then `pending_beside` says where to fetch it).
     beside_chain: ChainComparison | None = None
