@@ -219,8 +219,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.view == "trace":
         print(format_trace(serve_request(settings)))
     elif args.view == "json":
-        verdict = verdict_of(ensemble_of(settings), settings)
-        print(json.dumps(judged_trace(serve_request(settings), verdict).to_dict(), indent=2))
+        served = serve_request(settings)
+        verdict = verdict_of(ensemble_of(settings), settings, served.check)
+        print(json.dumps(judged_trace(served, verdict).to_dict(), indent=2))
     elif args.view == "roofline":
         print(format_roofline(measured_here()))
     elif args.view == "race":

@@ -13,6 +13,7 @@ from app.contract.route import STATION_ID, Intervention
 from app.station.state.options import ViewOptions
 from app.station.state.presets import PRESETS, Preset
 from app.station.state.query import StationState
+from app.words import say
 from witness import Settings
 
 # A learner's class membership, in this browser only: {v, code, learner, follow, question,
@@ -37,15 +38,18 @@ CLASS_INTERVENTIONS = tuple(i for i in Intervention if i is not Intervention.SKI
 
 @dataclass(frozen=True, slots=True)
 class ClassPreset:
-    """One preset as a class question: its link, and the title a learner may see before the
-    reveal (a preset whose name gives the answer away is numbered until then)."""
+    """One preset as a class question: its link, the title a learner may see before the
+    reveal (a preset whose name gives the answer away is numbered until then), and its
+    prompt, which asks what a learner's answer answers: one of the five changes, whether it
+    is faster, whether the output keeps p."""
 
     id: str
     number: int  # 1-based, in the presets' order
     title: str
     shown_title: str  # before the reveal
-    question: str
+    question: str  # the prompt (app/words/classes.toml [question])
     url: str
+    explore: str  # the preset's own question to try on the station, after the reveal
 
 
 def preset_url(preset: Preset) -> str:
@@ -60,8 +64,21 @@ def _shown(preset: Preset, number: int) -> str:
     return f"Preset {number} (named at the reveal)" if preset.names_answer else preset.title
 
 
+def prompt(preset: Preset) -> str:
+    """The class's question at a preset: its situation, then what the answers answer."""
+    return say("classes.question.ask", situation=say(f"classes.question.situation.{preset.id}"))
+
+
 CLASS_PRESETS: tuple[ClassPreset, ...] = tuple(
-    ClassPreset(p.id, n, p.title, _shown(p, n), p.question, preset_url(p))
+    ClassPreset(
+        p.id,
+        n,
+        p.title,
+        _shown(p, n),
+        prompt(p),
+        preset_url(p),
+        say("classes.question.explore", question=p.question),
+    )
     for n, p in enumerate(PRESETS, start=1)
 )
 CLASS_PRESET_BY_ID = {p.id: p for p in CLASS_PRESETS}

@@ -76,6 +76,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE classes ADD COLUMN locked SMALLINT NOT NULL DEFAULT 0",
         "CREATE INDEX predictions_learner ON predictions (code, learner)",
     ),
+    # 4: the instructor hides the live tally until the reveal (the projector shows only how
+    # many have answered).
+    ("ALTER TABLE classes ADD COLUMN tally_hidden SMALLINT NOT NULL DEFAULT 0",),
 )
 
 VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (

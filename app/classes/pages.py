@@ -74,6 +74,7 @@ from app.classes.views import (
 )
 from app.rendering.pipeline import Context, Env, Page, Pipeline
 from app.station.state.query import INTERVENTION_LABELS
+from app.words import say
 
 router = APIRouter(include_in_schema=False, route_class=on_class_threads(APIRoute))
 NO_STORE = ("Cache-Control", "no-store")
@@ -96,7 +97,7 @@ def _snapshot(request: Request, code: str) -> Snapshot:
         i: (Said(*_split(e.faster)), Said(*_split(e.kept)))
         for i, e in tally.by_intervention.items()
     }
-    return snapshot(tally.code, tally.question, tally.revealed, by)
+    return snapshot(tally.code, tally.question, tally.revealed, by, tally_hidden=tally.hidden)
 
 
 def _split(s: Split) -> tuple[int, int, int]:
@@ -378,6 +379,7 @@ def _dashboard(env: Env, d: Dashboard, _: object) -> Context:
         "presets": CLASS_PRESETS,
         "poll_seconds": DASHBOARD_POLL_SECONDS,
         "labels": ANSWER_LABELS,
+        "tally_words": TALLY_WORDS,
     }
     return Context(variables, 200, (NO_STORE,))
 
@@ -404,6 +406,8 @@ DASHBOARD = Page("class/dashboard.html", _dashboard, heavy=_revealed, classroom=
 # first); a class holds up to 1 000 per question, which no projector page should carry.
 LEARNERS_LISTED = 200
 ANSWER_LABELS = {i.value: INTERVENTION_LABELS[i] for i in CLASS_INTERVENTIONS}
+# The instructor's control for hiding the live tally until the reveal.
+TALLY_WORDS = {action: say(f"classes.tally.{action}") for action in ("hide", "show")}
 LIVE = Page("class/_live.html", _live, heavy=_revealed, classroom=True)
 
 
@@ -489,6 +493,8 @@ def _act(request: Request, code: str, action: str, preset: str = "") -> Response
             classes.lock(found, key)
         elif action == "unlock":
             classes.unlock(found, key)
+        elif action in ("hide-tally", "show-tally"):
+            classes.hide_tally(found, key, action == "hide-tally")
         elif action == "remove":
             classes.remove_short(found, key, preset)
         else:
@@ -533,6 +539,18 @@ def lock(request: Request, code: str) -> Response:
 @router.post("/class/{code}/unlock")
 def unlock(request: Request, code: str) -> Response:
     return _act(request, code, "unlock")
+
+
+@router.post("/class/{code}/tally/hide")
+def hide_tally(request: Request, code: str) -> Response:
+    """Hide the live tally on the dashboard until the reveal: it then shows only how many
+    have answered, so the room predicts without seeing the others' answers."""
+    return _act(request, code, "hide-tally")
+
+
+@router.post("/class/{code}/tally/show")
+def show_tally(request: Request, code: str) -> Response:
+    return _act(request, code, "show-tally")
 
 
 @router.post("/class/{code}/remove")

@@ -43,6 +43,7 @@ class ClassInfo:
     expires_at: datetime
     answered: int  # learners with a prediction on the current question
     locked: bool = False  # closed to new learners
+    tally_hidden: bool = False  # the projector shows no tally until the reveal
 
     @property
     def has_next(self) -> bool:
@@ -90,10 +91,15 @@ class Tally:
     kept: Split
     by_intervention: dict[str, Expectations]
     revealed: bool
+    hidden: bool = False  # the instructor hides the tally on the dashboard until the reveal
 
 
 def tally_of(
-    code: str, question: str, revealed: bool, rows: list[tuple[str, bool | None, bool | None, int]]
+    code: str,
+    question: str,
+    revealed: bool,
+    rows: list[tuple[str, bool | None, bool | None, int]],
+    hidden: bool = False,
 ) -> Tally:
     """Fold (intervention, faster, kept, count) rows into a tally."""
     counts = dict.fromkeys(PREDICTABLE, 0)
@@ -114,6 +120,7 @@ def tally_of(
         kept=kept,
         by_intervention=each,
         revealed=revealed,
+        hidden=hidden,
     )
 
 

@@ -18,6 +18,7 @@ is safe from any thread and any process):
     next_question(code, host_key) -> ClassInfo   # the next preset; stays on the last one
     reveal(code, host_key) -> ClassInfo
     lock(code, host_key) / unlock(code, host_key) -> ClassInfo   # new learners refused / let in
+    hide_tally(code, host_key, hidden=True) -> ClassInfo   # the tally hidden till the reveal
     remove_learner(code, host_key, learner) -> (ClassInfo, predictions deleted)
     remove_short(code, host_key, short) -> (ClassInfo, predictions deleted)  # by short id
     learners(code, host_key, most) -> Learners   # who is in the class, for the dashboard
@@ -275,6 +276,11 @@ class ClassRoom:
         shaped = self._host(code, host_key)
         return _info(shaped, self.store().set_locked(shaped, False, int(self.clock())))
 
+    def hide_tally(self, code: str, host_key: str, hidden: bool = True) -> ClassInfo:
+        """Hide the live tally on the dashboard until the reveal (or show it again)."""
+        shaped = self._host(code, host_key)
+        return _info(shaped, self.store().set_tally_hidden(shaped, hidden, int(self.clock())))
+
     def remove_learner(self, code: str, host_key: str, learner: str) -> tuple[ClassInfo, int]:
         """Delete a learner's predictions in the class: (the class, how many were deleted)."""
         shaped = self._host(code, host_key)
@@ -349,4 +355,5 @@ def _info(code: str, stored: Stored) -> ClassInfo:
         expires_at=_time(stored.expires_at),
         answered=stored.answered,
         locked=stored.locked,
+        tally_hidden=stored.tally_hidden,
     )

@@ -50,6 +50,7 @@ class Stored:
     revealed: bool
     answered: int
     locked: bool = False
+    tally_hidden: bool = False  # the projector shows no tally until the reveal
 
 
 Counts = list[tuple[str, bool | None, bool | None, int]]
@@ -57,7 +58,7 @@ Counts = list[tuple[str, bool | None, bool | None, int]]
 _INFO = """SELECT c.question, c.expires_at,
     EXISTS (SELECT 1 FROM revealed r WHERE r.code = c.code AND r.question = c.question),
     (SELECT COUNT(*) FROM predictions p WHERE p.code = c.code AND p.question = c.question),
-    c.locked
+    c.locked, c.tally_hidden
     FROM classes c WHERE c.code = ? AND c.expires_at > ?"""
 
 
@@ -137,7 +138,9 @@ class ClassStore:
         row = tx.one(_INFO, (code, now))
         if row is None:
             return None
-        return Stored(str(row[0]), int(row[1]), bool(row[2]), int(row[3]), bool(row[4]))
+        return Stored(
+            str(row[0]), int(row[1]), bool(row[2]), int(row[3]), bool(row[4]), bool(row[5])
+        )
 
     def host_hash(self, code: str, now: int) -> str | None:
         with self.db.read() as tx:
@@ -180,6 +183,18 @@ class ClassStore:
             row = tx.one(
                 "UPDATE classes SET locked = ? WHERE code = ? AND expires_at > ? RETURNING code",
                 (int(locked), code, now),
+            )
+            if row is None:
+                raise UnknownClass(code)
+            return self._found(tx, code, now)
+
+    def set_tally_hidden(self, code: str, hidden: bool, now: int) -> Stored:
+        """Hide the live tally until the reveal, or show it again."""
+        with self.db.write() as tx:
+            row = tx.one(
+                "UPDATE classes SET tally_hidden = ? WHERE code = ? AND expires_at > ?"
+                " RETURNING code",
+                (int(hidden), code, now),
             )
             if row is None:
                 raise UnknownClass(code)
@@ -335,8 +350,11 @@ class ClassStore:
                 raise AlreadyRevealed(question)
         return answered + (0 if replaced else 1), replaced
 
-    def tally(self, code: str, question: str | None, now: int) -> tuple[str, bool, Counts] | None:
-        """(question, revealed, (intervention, faster, kept, count) rows); None: no class."""
+    def tally(
+        self, code: str, question: str | None, now: int
+    ) -> tuple[str, bool, Counts, bool] | None:
+        """(question, revealed, (intervention, faster, kept, count) rows, whether the tally
+        is hidden until the reveal); None: no class."""
         with self.db.read() as tx:
             stored = self._find(tx, code, now)
             if stored is None:
@@ -354,6 +372,7 @@ class ClassStore:
             asked,
             revealed is not None,
             [(str(i), _said(f), _said(k), int(n)) for i, f, k, n in rows],
+            stored.tally_hidden,
         )
 
     def purge(self, now: int, open_window: int) -> int:

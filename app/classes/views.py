@@ -5,8 +5,11 @@ never anything a learner typed) and, for the reveal, of the app's `Witness`: the
 own verdict on each intervention the class chose, applied to the question's preset, judged
 over the preset's seeds exactly as a learner's station judges it
 (`Witness.compare`, `app/station/views/judgement.py`; the distribution from the exact check of the
-served request, as `app/station/views/gates.py` `verdict_view` does). So the projector and every
-learner's station say the same thing about the same intervention.
+served request, as `app/station/views/gates.py` `verdict_view` does), and whether that speed is
+a speedup at all from the one verdict on a speed claim the station's savings gate states
+(`app/station/views/gates.py` `speed_claim`): where correctness fails, a faster run is the trap,
+not "faster". So the projector and every learner's station say the same thing about the same
+intervention.
 
 Every sentence is written for each case it can meet: nobody, one learner, many; faster,
 slower, within noise, no change; kept, not kept. The views pick the case; the words are
@@ -25,10 +28,12 @@ from app.station.state.interventions import apply_intervention
 from app.station.state.presets import BY_ID
 from app.station.state.query import INTERVENTION_LABELS
 from app.station.views import fmt
+from app.station.views.gates import GATE_MARKS, UNEARNED, SpeedClaim, speed_claim
 from app.station.views.judgement import counted, every_one_of
 from app.station.views.prediction import arrows, moved
 from app.words import Sentence, say
 from witness.judge.ensemble import Comparison
+from witness.judge.verdict import unearned
 
 # Bars are SVG rectangles on a 0-100 track (the CSP allows no inline style, so no width:%).
 TRACK = 100
@@ -74,6 +79,7 @@ class Snapshot:
     chosen: tuple[Chosen, ...]  # one per intervention, in the station's order, zeros included
     faster: Said
     kept: Said
+    tally_hidden: bool = False  # the instructor hides the tally until the reveal
 
     @property
     def version(self) -> str:
@@ -87,6 +93,8 @@ def snapshot(
     question: str,
     revealed: bool,
     by_intervention: dict[str, tuple[Said, Said]],
+    *,
+    tally_hidden: bool = False,
 ) -> Snapshot:
     """A snapshot from per-intervention counts; the totals are their sums, so the bars and
     the answered count can never disagree."""
@@ -101,6 +109,7 @@ def snapshot(
         chosen=chosen,
         faster=Said(*(sum(getattr(c.faster, f) for c in chosen) for f in ("yes", "no", "unsaid"))),
         kept=Said(*(sum(getattr(c.kept, f) for c in chosen) for f in ("yes", "no", "unsaid"))),
+        tally_hidden=tally_hidden,
     )
 
 
@@ -173,10 +182,20 @@ def _mode(change: str) -> str:
     return change.replace(" ", "_")
 
 
-def faster_sentence(said: Said, change: str) -> Sentence:
-    """'7 of 12 expected it faster (3 said no); it was slower.'"""
-    truth = say(f"classes.truth.speed.{_mode(change)}")
+def faster_sentence(said: Said, change: str, why: Sentence | None = None) -> Sentence:
+    """'7 of 12 expected it faster (3 said no); it was slower.' ``why``: why the state earns
+    no speedup (`SpeedClaim.why`), where it earns none: then a faster run is the trap."""
+    if why is None:
+        truth = say(f"classes.truth.speed.{_mode(change)}")
+    else:
+        ran = say(f"classes.ran.{_mode(change)}")
+        truth = say(f"classes.truth.unearned.{_ran(change)}", ran=ran, why=why)
     return say("classes.truth.faster", expected=expected(said, FASTER), truth=truth)
+
+
+def _ran(change: str) -> str:
+    """How an unearned speed's clause joins its change: 'but' after faster, else 'anyway'."""
+    return "faster" if change == "faster" else "other"
 
 
 def kept_sentence(said: Said, kept: bool, tv: float) -> Sentence:
@@ -198,16 +217,20 @@ def chosen_sentence(n: int, answered: int) -> Sentence:
     return say("classes.chosen.some", n=n, answered=answered)
 
 
-def speed_words(cmp: Comparison) -> Sentence:
-    """The station's speed verdict in one clause, with the means it rests on."""
+def speed_words(cmp: Comparison, why: Sentence | None = None) -> Sentence:
+    """The station's speed verdict in one clause, with the means it rests on; where the
+    state earns no speedup (``why``), what it ran and why that is not a speedup."""
     b, a = cmp.before, cmp.after
+    means = say(
+        "classes.speed.means",
+        before=fmt.speedup(b.mean),
+        after=fmt.speedup(a.mean),
+        counted=counted(a),
+    )
+    if why is not None:
+        ran = say(f"classes.ran.{_mode(cmp.change)}")
+        return say(f"classes.speed.unearned.{_ran(cmp.change)}", ran=ran, means=means, why=why)
     if cmp.change in ("faster", "slower", "within noise"):
-        means = say(
-            "classes.speed.means",
-            before=fmt.speedup(b.mean),
-            after=fmt.speedup(a.mean),
-            counted=counted(a),
-        )
         return say(f"classes.speed.{_mode(cmp.change)}", means=means)
     return say("classes.speed.same", every=every_one_of(a), mean=fmt.speedup(a.mean))
 
@@ -280,25 +303,53 @@ class Witnessed:
     """The station's verdict on one intervention, applied to the question's preset."""
 
     intervention: Intervention
-    change: str  # faster / slower / within noise / same
+    change: str  # faster / slower / within noise / same: how the speed moved
+    claim: SpeedClaim  # the station's savings gate at the state after it
     speed: Sentence
     kept: bool
     tv: float
     moves: str  # "k 4 → 8", or "" where the intervention changes nothing here
     means: str  # the mean speedup before → after, over the preset's seeds
 
+    @property
+    def verdict(self) -> str:
+        """The speed verdict the reveal gives: the change, or "void" where the state after
+        it earns no speedup (the savings gate's void), whatever the change."""
+        return self.change if self.claim.earned else "void"
+
 
 def witnessed(preset_id: str, intervention: Intervention, witness: Witness) -> Witnessed:
-    """What a learner's station says when this intervention is recorded at the preset."""
+    """What a learner's station says when this intervention is recorded at the preset: the
+    paired change over the preset's seeds, and the one verdict on a speed claim at the state
+    after it (`speed_claim`, as the station's savings gate states it)."""
     base = BY_ID[preset_id].settings
     after = apply_intervention(base, intervention)
     cmp = witness.compare(base, after)
     check = witness.trace(after).check
+    claim = speed_claim(witness.ensemble(after), after, check)
+    # The reveal's own sentence says whether p was kept, so its reason is the short one.
+    reason = unearned(after, check)
+    short = None if reason is None else say(f"classes.speed.why.{UNEARNED[reason]}")
     moves = arrows(moved(base, after), base, after)
     means = f"{fmt.speedup(cmp.before.mean)} → {fmt.speedup(cmp.after.mean)}"
     return Witnessed(
-        intervention, cmp.change, speed_words(cmp), check.keeps_target, check.tv_max, moves, means
+        intervention,
+        cmp.change,
+        claim,
+        speed_words(cmp, short),
+        check.keeps_target,
+        check.tv_max,
+        moves,
+        means,
     )
+
+
+def speed_chart_words(w: Witnessed) -> Sentence:
+    """The station's answer to "faster?", short, with its mark: ▲ faster, ▼ slower, = no
+    change, and where the state earns no speedup the savings gate's own mark for it."""
+    if w.claim.why is not None:
+        return say("classes.reveal.chart.speed.void", mark=GATE_MARKS["void"], means=w.means)
+    return say(f"classes.reveal.chart.speed.{_mode(w.change)}", means=w.means)
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +378,7 @@ class RevealRow:
     chosen: Bar
     chosen_sentence: Sentence
     station: Sentence  # the station's verdict, speed and distribution
+    verdict: str  # faster / slower / within noise / same, or void: no speedup is earned
     faster_sentence: Sentence
     kept_sentence: Sentence
     answers: tuple[Answer, Answer]  # the two sentences above, drawn
@@ -359,15 +411,16 @@ def reveal_view(snap: Snapshot, witness: Witness) -> RevealView:
                 chosen=bar(c.intervention.value, learners(c.n), c.n, snap.answered),
                 chosen_sentence=chosen_sentence(c.n, snap.answered),
                 station=say("classes.reveal.station", speed=w.speed, distribution=kept),
-                faster_sentence=faster_sentence(c.faster, w.change),
+                verdict=w.verdict,
+                faster_sentence=faster_sentence(c.faster, w.change, w.claim.why),
                 kept_sentence=kept_sentence(c.kept, w.kept, w.tv),
                 answers=(
                     answer_chart(
                         c.intervention.value,
                         "faster",
                         c.faster,
-                        w.change == "faster",
-                        say(f"classes.reveal.chart.speed.{_mode(w.change)}", means=w.means),
+                        w.verdict == "faster",
+                        speed_chart_words(w),
                     ),
                     answer_chart(
                         c.intervention.value,
@@ -389,26 +442,35 @@ class QuestionView:
     id: str
     number: int
     title: str  # held back (numbered) until the reveal when the name gives the answer away
-    question: str
+    question: str  # the prompt (which change, faster, p kept); once revealed, its situation
     url: str
     last: bool  # no preset follows this one
+    explore: str  # the preset's own question, shown from the reveal on ("" before it)
 
 
 def question_view(preset_id: str, revealed: bool) -> QuestionView:
     p: ClassPreset = CLASS_PRESET_BY_ID[preset_id]
-    title = p.title if revealed else p.shown_title
-    return QuestionView(p.id, p.number, title, p.question, p.url, p.number == len(BY_ID))
+    asked: str
+    if revealed:  # answered: the situation stays, and the preset's own question follows it
+        title, asked, explore = p.title, say(f"classes.question.situation.{p.id}"), p.explore
+    else:
+        title, asked, explore = p.shown_title, p.question, ""
+    return QuestionView(p.id, p.number, title, asked, p.url, p.number == len(BY_ID), explore)
 
 
 @dataclass(frozen=True, slots=True)
 class LiveClassView:
-    """The dashboard's live part, polled: question, answered count, tally, and the reveal."""
+    """The dashboard's live part, polled: question, answered count, tally, and the reveal.
+    While the instructor hides the tally (until the reveal), it holds only the count."""
 
     code: str
     version: str
     question: QuestionView
     revealed: bool
-    tally: TallyView
+    answered: int
+    answered_sentence: Sentence
+    tally: TallyView | None  # None while hidden, and once revealed (the reveal shows it all)
+    hidden: Sentence | None  # the note in the tally's place while it is hidden
     reveal: RevealView | None
     poll: str  # the fragment's own address, with the version it shows
 
@@ -419,7 +481,10 @@ def live_class_view(snap: Snapshot, witness: Witness) -> LiveClassView:
         version=snap.version,
         question=question_view(snap.question, snap.revealed),
         revealed=snap.revealed,
-        tally=tally_view(snap),
+        answered=snap.answered,
+        answered_sentence=answered_sentence(snap.answered),
+        tally=None if snap.revealed or snap.tally_hidden else tally_view(snap),
+        hidden=say("classes.tally.hidden") if snap.tally_hidden and not snap.revealed else None,
         reveal=reveal_view(snap, witness) if snap.revealed else None,
         poll=f"/class/{snap.code}/live?seen={snap.version}",
     )

@@ -14,7 +14,7 @@ from app.contract.route import MEMORY_VERSION, OBJECT_ID, STATION_ID
 from app.station.services import Witness
 from app.station.state.query import StationState
 from app.station.views.evidence import first_rejection_text
-from app.station.views.gates import invariant_view, verdict_view
+from app.station.views.gates import Gate, invariant_view, verdict_view
 from app.station.views.judgement import optimum_sentence, savings
 from app.station.views.pricing import cost_short
 from witness import Settings
@@ -69,7 +69,7 @@ def checkpoint(state: StationState, witness: Witness) -> dict[str, Any]:
             "correctness": gates.correctness.sentence,
             "savings": gates.savings.sentence,
         },
-        "speedupBoundary": speedup_boundary(s, ens),
+        "speedupBoundary": speedup_boundary(s, ens, gates.savings),
         "nextRepair": next_repair(s, trace, ens),
         "settings": s.model_dump(),
         "url": state.url(),
@@ -96,15 +96,15 @@ def _prediction(
     }
 
 
-def speedup_boundary(s: Settings, ens: Ensemble) -> dict[str, Any]:
+def speedup_boundary(s: Settings, ens: Ensemble, gate: Gate) -> dict[str, Any]:
     """Where the current k stops paying for this workload: the gate's numbers, saved.
 
     ``breakEvenAlpha`` is the acceptance rate the current k needs at this draft cost (at
     k = 1 it is c; longer drafts need more), ``meanAlpha`` the station's α, ``pays`` the
-    savings gate's verdict over the seeded requests, ``optimalK`` the formula's best k
+    savings gate's verdict (``gate``: correctness first, then the seeded requests),
+    ``optimalK`` the formula's best k
     within the slider's range (the sentence says when a better one lies past it).
     """
-    judged = savings(ens, s)
     optimum = priced_optimum(s, ens.alpha, K_MAX)
     sweep_words = optimum_sentence(ens.alpha, s, optimum)
     return {
@@ -112,8 +112,8 @@ def speedup_boundary(s: Settings, ens: Ensemble) -> dict[str, Any]:
         "breakEvenAlpha": round(break_even_alpha(s.k, price(s)), 6),
         "meanAlpha": round(ens.alpha, 6),
         "optimalK": optimum.k,
-        "pays": judged.status == "holds",
-        "sentence": f"{judged.sentence} {sweep_words}",
+        "pays": gate.status == "holds",
+        "sentence": f"{gate.sentence} {sweep_words}",
     }
 
 

@@ -152,7 +152,13 @@ def contract_js() -> str:
 def class_consts(const: Any) -> list[str]:
     """The live class's constants (app/classes/contract.py, app/classes/codes.py)."""
     presets = {
-        p.id: {"number": p.number, "title": p.title, "shown": p.shown_title, "url": p.url}
+        p.id: {
+            "number": p.number,
+            "title": p.title,
+            "shown": p.shown_title,
+            "prompt": str(p.question),
+            "url": p.url,
+        }
         for p in live_class.CLASS_PRESETS
     }
     return [
@@ -174,7 +180,7 @@ def class_consts(const: Any) -> list[str]:
             "CLASS_PRESETS",
             presets,
             "Each preset as a class question: its number, title, the title shown before the "
-            "reveal, and the station's link at it.",
+            "reveal, its prompt (what the learner's answers answer), and the station's link at it.",
         ),
     ]
 

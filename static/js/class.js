@@ -96,6 +96,11 @@ function shownTitle(question, revealed) {
   return revealed ? p.title : p.shown;
 }
 
+function promptOf(question) {
+  const p = CLASS_PRESETS[question];
+  return p ? p.prompt : "";
+}
+
 // ---- joining (/join/<code>) -------------------------------------------------------------
 
 function join(root) {
@@ -155,6 +160,8 @@ class Banner {
     head.append(el("strong", { "data-testid": "class-banner-code" }, `In class ${m.code}`), " · question: ");
     this.title = el("span", { "data-testid": "class-banner-question" }, shownTitle(m.question, false) || "…");
     head.append(this.title);
+    // The question itself, so a learner on a phone reads what their answers answer.
+    this.prompt = el("p", { class: "class-banner__prompt", "data-testid": "class-banner-prompt" }, promptOf(m.question));
     this.status = el("p", { class: "status class-banner__status", role: "status", "data-testid": "class-banner-status" });
     this.open = el("a", { class: "button", "data-testid": "class-open-question", hidden: "" }, "Open the class's question");
     const follow = el("input", { type: "checkbox", id: "class-follow", "data-testid": "class-follow" });
@@ -170,7 +177,7 @@ class Banner {
     const box = el("span", { class: "class-banner__follow" });
     box.append(follow, label);
     controls.append(box, this.open, leave);
-    slot.replaceChildren(head, this.status, controls);
+    slot.replaceChildren(head, this.prompt, this.status, controls);
     slot.hidden = false;
     this.say(this.onQuestion() ? this.waiting() : "");
   }
@@ -255,6 +262,7 @@ class Banner {
       }
     }
     this.title.textContent = shownTitle(question, this.revealed);
+    this.prompt.textContent = promptOf(question);
     this.open.setAttribute("href", CLASS_PRESETS[question].url);
     this.open.hidden = this.onQuestion();
     if (!this.onQuestion()) {

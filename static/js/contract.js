@@ -135,102 +135,118 @@ export const LEARNER_ID_PATTERN = "^[0-9a-f]{32}$";
 // What a class counts: the five interventions (a skip is not sent).
 export const CLASS_INTERVENTIONS = ["raise_match", "lengthen_k", "cheapen_draft", "skip_verify", "skip_repair"];
 
-// Each preset as a class question: its number, title, the title shown before the reveal, and the station's link at it.
+// Each preset as a class question: its number, title, the title shown before the reveal, its prompt (what the learner's answers answer), and the station's link at it.
 export const CLASS_PRESETS = {
   "well-matched": {
     "number": 1,
     "title": "Well-matched draft",
     "shown": "Well-matched draft",
+    "prompt": "The draft agrees with the target most of the time (match 0.9, k = 5, c = 0.05). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?match=0.9&k=5&draft_cost=0.05&preset=well-matched#step-03"
   },
   "mismatched": {
     "number": 2,
     "title": "Mismatched draft",
     "shown": "Mismatched draft",
+    "prompt": "The draft disagrees with the target early and often (match 0, k = 4, c = 0.05). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?match=0&draft_cost=0.05&preset=mismatched#step-03"
   },
   "draft-too-slow": {
     "number": 3,
     "title": "Draft too slow (c near α)",
     "shown": "Preset 3 (named at the reveal)",
+    "prompt": "A draft that agrees little with the target costs 0.35 of a target pass (match 0, k = 4). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?match=0&draft_cost=0.35&preset=draft-too-slow#step-03"
   },
   "k-past-optimum": {
     "number": 4,
     "title": "k past its optimum",
     "shown": "Preset 4 (named at the reveal)",
+    "prompt": "A fairly well-matched draft drafts 16 tokens per block (match 0.6, c = 0.1). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?k=16&preset=k-past-optimum#step-03"
   },
   "unsafe-shortcut": {
     "number": 5,
     "title": "The unsafe shortcut (repair off)",
     "shown": "Preset 5 (named at the reveal)",
+    "prompt": "Read the switches before you predict (match 0.3, k = 4, c = 0.1). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?match=0.3&repair=off&preset=unsafe-shortcut#step-03"
   },
   "verify-off": {
     "number": 6,
     "title": "Verify off",
     "shown": "Preset 6 (named at the reveal)",
+    "prompt": "Read the switches before you predict (match 0.3, k = 4, c = 0.1). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?match=0.3&verify=off&preset=verify-off#step-03"
   },
   "greedy": {
     "number": 7,
     "title": "Greedy decoding",
     "shown": "Greedy decoding",
+    "prompt": "The station decodes greedily, at temperature 0 (match 0.2, k = 4, c = 0.1). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?match=0.2&greedy=on&preset=greedy#step-03"
   },
   "p-equals-q": {
     "number": 8,
     "title": "p = q",
     "shown": "Preset 8 (named at the reveal)",
+    "prompt": "Read the match before you predict (k = 8, c = 0.05). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?match=1&k=8&draft_cost=0.05&preset=p-equals-q#step-03"
   },
   "tree-of-two": {
     "number": 9,
     "title": "A tree of two",
     "shown": "A tree of two",
+    "prompt": "Two drafted siblings at every node, four levels deep, are checked in one target pass (match 0.6, c = 0.1). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?tree_width=2&preset=tree-of-two#step-03"
   },
   "eagle-top-k": {
     "number": 10,
     "title": "EAGLE-style top-k tree",
     "shown": "EAGLE-style top-k tree",
+    "prompt": "The tree's siblings are the draft's two most likely words, not draws (match 0.6, c = 0.1). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?tree_width=2&drafting=top&preset=eagle-top-k#step-03"
   },
   "medusa-typical": {
     "number": 11,
     "title": "Medusa's shortcut (typical acceptance)",
     "shown": "Preset 11 (named at the reveal)",
+    "prompt": "A top-2 tree is checked by an acceptance rule other than the ratio test (match 0.6, c = 0.1). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?tree_width=2&drafting=top&acceptance=typical&preset=medusa-typical#step-03"
   },
   "prompt-lookup": {
     "number": 12,
     "title": "Prompt lookup on a repetitive request",
     "shown": "Prompt lookup on a repetitive request",
+    "prompt": "No draft model: each block copies what followed the last words earlier in the request (greedy, k = 8). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?k=8&greedy=on&prompt=at+the+first+rejection%2C+the+server+must+pick+a+new+token+to+replace+the+rejected+one.+at+the&draft_source=lookup&preset=prompt-lookup#step-03"
   },
   "batch-kills-win": {
     "number": 13,
     "title": "The batch that kills the win",
     "shown": "Preset 13 (named at the reveal)",
+    "prompt": "A well-matched Llama 3.1 8B / 3.2 1B pair on an H100 serves a batch of 256 sequences (k = 4). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?match=0.9&machine=h100&batch=256&preset=batch-kills-win#step-03"
   },
   "long-context": {
     "number": 14,
     "title": "Long context helps speculation",
     "shown": "Preset 14 (named at the reveal)",
+    "prompt": "The same pair on an H100 at batch 128, with 2 048 tokens of context per sequence (k = 4). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?match=0.9&machine=h100&batch=128&context=2048&preset=long-context#step-03"
   },
   "adaptive-k": {
     "number": 15,
     "title": "Adaptive k on a mixed request",
     "shown": "Adaptive k on a mixed request",
+    "prompt": "A request whose easy and hard stretches alternate, at one fixed k = 4 (match 0.6, c = 0.1). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?tokens=96&preset=adaptive-k#step-03"
   },
   "adversary-recovery": {
     "number": 16,
     "title": "A draft that never agrees, and recovery",
     "shown": "Preset 16 (named at the reveal)",
+    "prompt": "A draft from an unusual source drafts 4 tokens per block (c = 0.1). Which one change would you make here, will it make this faster, and will the output still keep the target's distribution?",
     "url": "/station?match=0&tokens=96&draft_source=adversary&preset=adversary-recovery#step-03"
   }
 };

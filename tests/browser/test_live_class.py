@@ -86,6 +86,7 @@ def test_a_class_predicts_sees_its_tally_reveals_and_moves_on(new_context: NewCo
     expect(a).to_have_url(re.compile(rf"preset={FIRST.id}"))
     expect(a.get_by_test_id("class-banner-code")).to_have_text(f"In class {code}")
     expect(a.get_by_test_id("class-banner-question")).to_have_text(FIRST.shown_title)
+    expect(a.get_by_test_id("class-banner-prompt")).to_have_text(FIRST.question)
     expect(a.get_by_test_id("class-follow")).to_be_checked()
     membership = json.loads(storage_of(a)[CLASS_KEY])
     assert membership["code"] == code and membership["follow"] is True
@@ -129,7 +130,7 @@ def test_a_class_predicts_sees_its_tally_reveals_and_moves_on(new_context: NewCo
     for key in ("lengthen_k", "raise_match", "skip_repair"):
         expect(instructor.get_by_test_id(f"reveal-{key}")).to_be_visible()
         expect(instructor.get_by_test_id(f"reveal-station-{key}")).to_contain_text(
-            re.compile(r"^The station: (faster|slower|within noise|no change)")
+            re.compile(r"^The station: (faster|slower|within noise|no change|it ran|its speed)")
         )
     expect(instructor.get_by_test_id("reveal-kept-skip_repair")).to_have_text(
         re.compile(r"^The one learner who chose it expected the distribution not kept; it was")
@@ -152,6 +153,7 @@ def test_a_class_predicts_sees_its_tally_reveals_and_moves_on(new_context: NewCo
     for learner in (a, b):
         expect(learner).to_have_url(re.compile(rf"preset={SECOND.id}"), timeout=6_000)
         expect(learner.get_by_test_id("class-banner-question")).to_have_text(SECOND.shown_title)
+        expect(learner.get_by_test_id("class-banner-prompt")).to_have_text(SECOND.question)
     expect(c.get_by_test_id("class-banner-status")).to_have_text(
         "This page is not the class's question: open it to predict for the class.",
         timeout=6_000,
@@ -202,6 +204,36 @@ def test_the_dashboard_fits_a_projector_with_five_interventions_revealed(
     instructor.emulate_media(color_scheme="dark")
     axe(instructor, "the dashboard revealed, dark scheme")
     fits(instructor)
+
+
+def test_a_hidden_tally_shows_the_count_only_until_the_reveal_and_a_phone_reads_the_question(
+    new_context: NewContext,
+) -> None:
+    """The instructor hides the tally: the projector keeps the answered count, draws no bars,
+    and the reveal shows everything. The learner on a 390 px phone reads the question's text
+    in the banner, on screen, with most of the screen left for the station."""
+    instructor, code = open_class(new_context)
+    instructor.get_by_test_id("class-learners").locator("summary").click()
+    instructor.get_by_test_id("hide-tally").click()
+    expect(instructor.get_by_test_id("class-tally-hidden")).to_be_visible()
+    expect(instructor.get_by_test_id("class-tally")).to_have_count(0)
+    phone = new_context().new_page()
+    phone.set_viewport_size({"width": 390, "height": 844})
+    phone.goto(f"/join/{code}")
+    expect(phone).to_have_url(re.compile(rf"preset={FIRST.id}"))
+    prompt = phone.get_by_test_id("class-banner-prompt")
+    expect(prompt).to_have_text(FIRST.question)
+    expect(prompt).to_be_in_viewport()
+    banner = phone.get_by_test_id("class-banner").bounding_box()
+    assert banner is not None and banner["height"] < 844 / 2, banner
+    predict(phone, "lengthen_k", "yes", "yes")
+    answered(instructor)("1 learner has answered.")
+    expect(instructor.get_by_test_id("class-tally")).to_have_count(0)
+    expect(instructor.get_by_test_id("bar-lengthen_k")).to_have_count(0)
+    fits(instructor)
+    instructor.get_by_test_id("reveal").click()
+    expect(instructor.get_by_test_id("reveal-lengthen_k")).to_be_visible(timeout=30_000)
+    expect(instructor.get_by_test_id("class-tally-hidden")).to_have_count(0)
 
 
 def test_without_javascript_a_refresh_shows_the_current_tally(new_context: NewContext) -> None:
@@ -458,7 +490,9 @@ def test_the_instructor_locks_the_class_and_removes_a_learner(
     learners.locator(".learner__remove").focus()
     instructor.keyboard.press("Enter")
     expect(instructor.get_by_test_id("class-answered")).to_have_text("Nobody has answered yet.")
-    expect(instructor.get_by_test_id("class-learners")).to_contain_text("Door and learners (0)")
+    expect(instructor.get_by_test_id("class-learners")).to_contain_text(
+        "Door, tally and learners (0)"
+    )
     instructor.get_by_test_id("class-learners").locator("summary").click()
     instructor.get_by_test_id("unlock").click()
     expect(instructor.get_by_test_id("class-locked")).to_have_count(0)

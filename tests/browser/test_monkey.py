@@ -45,6 +45,9 @@ def _act(
     """One seeded action, logged: a click on something of ``where``'s clickable selector, or
     a key of its keys on one of its controls. False when there was nothing to act on."""
     clickable, controls, keys = where
+    if page.locator("dialog:modal").count():
+        # A modal dialog takes every click and key, as it does a learner's: act inside it.
+        clickable = controls = MODAL
     click = rng.random() < 0.5
     candidates = page.locator(clickable if click else controls).filter(visible=True)
     count = candidates.count()
@@ -131,6 +134,8 @@ VIEW_KEYS = (*KEYS, "Enter", "Escape", "Home", "End", "PageDown")
 # What the monkey leaves alone: the print dialog (a browser's, not the page's), the file
 # chooser of Import (a browser's, and it would wait for a file).
 UNTOUCHED = ":not(#print-worksheet):not([for=import-memory]):not([type=file])"
+# Inside an open modal dialog (the study memory), the only place a learner can act.
+MODAL = f"dialog:modal :is(input:not([type=hidden]), textarea, select, button, a[href], summary){UNTOUCHED}"
 
 
 def _back_to(page: Page, url: str, log: list[str], step: int) -> None:

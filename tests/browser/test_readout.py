@@ -151,7 +151,7 @@ def test_the_readout_is_locked_until_a_prediction_then_follows_the_k_slider(page
     prefix = checkpoint["acceptedPrefix"]
     assert checkpoint["settings"]["k"] == 5
     this_pass = f"{prefix['tokens'] / prefix['targetPasses']:.2f}"
-    assert after["notes"][0].endswith(f"this request {this_pass}"), after["notes"]
+    assert f"this request {this_pass};" in after["notes"][0] + ";", after["notes"]
     assert f"this request {speedup_text(prefix['speedupMeasured'])};" in after["notes"][1]
     assert (gate_word(after["savings"])[1] == "holds") == checkpoint["speedupBoundary"]["pays"]
     # ... and the savings gate says what the Invariant panel (also redrawn) says.
@@ -174,7 +174,7 @@ def test_the_served_readout_agrees_with_the_checkpoint_and_the_invariant(
     this_pass = (
         "—" if not prefix["targetPasses"] else f"{prefix['tokens'] / prefix['targetPasses']:.2f}"
     )
-    assert shown["notes"][0].endswith(f"this request {this_pass}"), shown["notes"]
+    assert f"this request {this_pass};" in shown["notes"][0] + ";", shown["notes"]
     assert f"this request {speedup_text(prefix['speedupMeasured'])};" in shown["notes"][1]
     assert (gate_word(shown["savings"])[1] == "holds") == checkpoint["speedupBoundary"]["pays"]
     correctness = gate_word(shown["correctness"])[1]

@@ -30,7 +30,8 @@ def _run(capsys, *argv: str) -> str:
 def test_json_view_is_the_served_request(capsys) -> None:
     out = _run(capsys, "json", "--seed", "9", "--k", "6", "--repair", "off")
     s = Settings(seed=9, k=6, repair=False)
-    expected = judged_trace(serve_request(s), verdict_of(ensemble_of(s), s)).to_dict()
+    served = serve_request(s)
+    expected = judged_trace(served, verdict_of(ensemble_of(s), s, served.check)).to_dict()
     assert json.loads(out) == expected
     assert expected["verdict"]["estimator"] == "served"  # repair off has no exact form
 

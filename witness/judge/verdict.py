@@ -1,5 +1,6 @@
 """The verdicts a state's ensemble gives: its speedup's numbers (`verdict_of`), the savings
-gate (`savings_gate`), and the served request with them, as JSON (`judged_trace`).
+gate (`savings_gate`), the verdict on a speed claim where correctness comes first
+(`speed_verdict`), and the served request with them, as JSON (`judged_trace`).
 
 The request on screen is one draw; "faster" and "pays" are said of its state's ensemble
 (`witness.judge.expected.ensemble_of`). `judged_trace` puts both in one answer, for the JSON API's
@@ -15,9 +16,20 @@ from typing import Any, Literal
 
 from witness.core.settings import Settings
 from witness.core.theory import break_even_cost
-from witness.core.trace import RequestTrace
+from witness.core.trace import DistributionCheck, RequestTrace
 from witness.cost.costing import costing
 from witness.judge.ensemble import CONFIDENCE, Ensemble, Estimate, Estimator, verdict_on_one
+
+GateStatus = Literal["holds", "fails", "undecided", "void"]
+# Why the gate is what it is: judged on the ensemble's speedup, or decided before it.
+GateReason = Literal[
+    "judged",
+    "verify off",
+    "verify off, copying",
+    "not kept",
+    "nothing drafted",
+    "nothing copied",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,14 +48,21 @@ class Verdict:
     confidence: float
     tokens_per_pass: float | None
     alpha: float  # the station's α over the same ensemble
+    # The one verdict on a speed claim (`speed_verdict`): holds / fails / undecided, or void
+    # where no speedup of the target is earned, and why (`GateReason`).
+    savings: GateStatus = "undecided"
+    savings_reason: GateReason = "judged"
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def verdict_of(ensemble: Ensemble, settings: Settings) -> Verdict:
-    """The ensemble's verdict numbers at the settings' price."""
+def verdict_of(ensemble: Ensemble, settings: Settings, check: DistributionCheck) -> Verdict:
+    """The ensemble's verdict numbers at the settings' price, and the savings gate with
+    correctness first (``check``: the exact check of the state's served request), as the
+    station and the class reveal state it."""
     est = ensemble.speedup(costing(settings))
+    gate = speed_verdict(ensemble, settings, check)
     return Verdict(
         estimator=ensemble.estimator,
         n=len(ensemble.seeds),
@@ -54,14 +73,9 @@ def verdict_of(ensemble: Ensemble, settings: Settings) -> Verdict:
         confidence=CONFIDENCE,
         tokens_per_pass=ensemble.tokens_per_pass,
         alpha=ensemble.alpha,
+        savings=gate.status,
+        savings_reason=gate.reason,
     )
-
-
-GateStatus = Literal["holds", "fails", "undecided", "void"]
-# Why the gate is what it is: judged on the ensemble's speedup, or decided before it.
-GateReason = Literal[
-    "judged", "verify off", "verify off, copying", "nothing drafted", "nothing copied"
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +85,7 @@ class SavingsGate:
     which the current k breaks even. The station's words for it are the app's; the
     judgement is here, one rule for every panel that states it."""
 
-    status: GateStatus  # void: nothing was verified, so no speedup of the target is earned
+    status: GateStatus  # void: no speedup of the target is earned (`unearned` says why)
     reason: GateReason
     speedup: Estimate | None  # the ensemble's, where the gate is judged on it
     break_even_measured: float | None  # where the ensemble's speedup is 1; None for lookup
@@ -101,6 +115,34 @@ def savings_gate(ensemble: Ensemble, settings: Settings) -> SavingsGate:
     # Prompt lookup runs no draft model: its draft cost does not enter, so nothing breaks even.
     measured = None if lookup else ensemble.break_even_cost()
     return SavingsGate(_STATUS[verdict_on_one(est)], "judged", est, measured, formula)
+
+
+def unearned(settings: Settings, check: DistributionCheck) -> GateReason | None:
+    """Why no speed at this state is a speedup of the target, before any speed is judged;
+    None where a speedup may be earned.
+
+    With verification off no target pass checks the draft, so the speed is the draft model's
+    own (or text copying's), whatever the output's law. With verification on but the exact
+    check finding the emitted law away from p (repair off, typical acceptance), the speed is
+    that of another distribution, not a speedup of the target."""
+    if not settings.verify:
+        return "verify off, copying" if settings.draft_source == "lookup" else "verify off"
+    if not check.keeps_target:
+        return "not kept"
+    return None
+
+
+def speed_verdict(ensemble: Ensemble, settings: Settings, check: DistributionCheck) -> SavingsGate:
+    """The verdict on a speed claim at a state: the savings gate with correctness first.
+
+    Void (not earned) where `unearned` names a reason; otherwise the savings gate judged on
+    the ensemble's speedup. ``check`` is the exact distribution check of the state's served
+    request. The station's gates and the live class's reveal both take their verdict here,
+    so the two never disagree on the same state."""
+    why = unearned(settings, check)
+    if why is not None:
+        return SavingsGate("void", why, None, None, None)
+    return savings_gate(ensemble, settings)
 
 
 def _finite(x: float) -> float | None:

@@ -80,8 +80,9 @@ async def _heavy(request: Request, work: Callable[[], T]) -> T:
 async def trace(request: Request, settings: SettingsQuery) -> JudgedTrace:
     def judged() -> JudgedTrace:
         witness = _witness(request)
-        verdict = verdict_of(witness.ensemble(settings), settings)
-        return judged_trace(witness.trace(settings), verdict)
+        served = witness.trace(settings)
+        verdict = verdict_of(witness.ensemble(settings), settings, served.check)
+        return judged_trace(served, verdict)
 
     return await _heavy(request, judged)
 

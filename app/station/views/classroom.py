@@ -1,4 +1,5 @@
-"""Classroom controls: presets, the share link, and the view options, each one click away.
+"""Classroom controls: presets, the share link, the view options and a live class, each one
+click away.
 
 Prediction first holds here too. A preset whose title or hint tells the outcome
 (`Preset.names_answer`) is offered only once a prediction is recorded, and so is its hint
@@ -53,6 +54,7 @@ class ClassroomView:
     share_drops: tuple[str, ...]  # the query parameters share_url leaves out
     views: tuple[ViewLink, ...]
     body_class: str
+    live_class: str = "/class"  # where an instructor opens a live class (app/classes/pages.py)
 
 
 def preset_state(state: StationState, preset_id: str) -> StationState:

@@ -2,6 +2,11 @@
 
 Correctness: does the output keep the target distribution p? Savings: does it take fewer
 target passes and less cost than plain decoding? Lossless needs repair; speed needs agreement.
+
+Correctness comes first: where no target pass checks the draft, or the exact check finds the
+output's law away from p, no speed is a speedup of the target. `speed_claim` words the one
+verdict on a speed claim (`witness.judge.verdict.speed_verdict`) that the savings gate, the
+verdict on a prediction and the live class's reveal all state.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from app.station.views.tree_chart import ending_sentence, sibling_test
 from app.words import Sentence, say
 from witness import Settings
 from witness.core.trace import BlockTrace, DistributionCheck, RequestTrace
+from witness.cost.costing import costing
 from witness.judge.ensemble import Comparison, Ensemble
+from witness.judge.verdict import GateReason, speed_verdict, unearned
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,17 +96,78 @@ def _lost_because(s: Settings, c: DistributionCheck) -> str:
     return "siblings_no_repair" if s.tree_width > 1 else "no_repair"
 
 
-def savings_gate(ens: Ensemble, s: Settings, judged: Savings | None = None) -> Gate:
-    """Judged over the state's seeded requests, never from the one on screen alone
-    (``judged``: that judgement, when the caller has already made it)."""
+# Why a speed is no speedup of the target (a reason of `unearned`), as the mode of
+# ``gates.unearned`` (with ``_lost`` where verification is off and the output is not p) and
+# of ``judgement.savings.unjudged``.
+UNEARNED: dict[GateReason, str] = {
+    "verify off": "unverified",
+    "verify off, copying": "copying",
+    "not kept": "another_distribution",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SpeedClaim:
+    """The verdict on a speed claim at a state, in words: the savings gate's status and
+    sentence, and where it is void, why the speed is no speedup of the target."""
+
+    status: str  # holds / fails / undecided / void
+    sentence: str  # the savings gate's sentence
+    why: Sentence | None  # gates.unearned: set exactly where the status is void
+
+    @property
+    def earned(self) -> bool:
+        return self.why is None
+
+
+def unearned_why(reason: GateReason, check: DistributionCheck) -> Sentence:
+    """Why the speed is no speedup of the target, in one clause (``gates.unearned``)."""
+    mode = UNEARNED[reason]
+    if reason != "not kept":
+        if check.keeps_target:
+            return say(f"gates.unearned.{mode}_kept")
+        mode += "_lost"
+    return say(f"gates.unearned.{mode}", tv=fmt.distance(check.tv_max))
+
+
+def speed_claim(
+    ens: Ensemble, s: Settings, check: DistributionCheck, judged: Savings | None = None
+) -> SpeedClaim:
+    """The one verdict on a speed claim at a state (`speed_verdict`), with its words.
+    ``check``: the exact check of the state's served request; ``judged``: the savings
+    judgement of ``ens``, when the caller has already made it."""
+    gate = speed_verdict(ens, s, check)
+    if gate.status == "void":
+        why = unearned_why(gate.reason, check)
+        return SpeedClaim("void", _unearned_sentence(gate.reason, s, check), why)
     judged = savings(ens, s) if judged is None else judged
-    return Gate("Savings", judged.status == "holds", judged.status, judged.sentence)
+    return SpeedClaim(judged.status, judged.sentence, None)
+
+
+def _unearned_sentence(reason: GateReason, s: Settings, check: DistributionCheck) -> Sentence:
+    """The savings gate's sentence where correctness decides it before any speed is judged."""
+    if reason == "verify off":
+        c = costing(s).c  # the draft model alone: one token per draft pass
+        speed = fmt.speedup(1 / c if c else None)
+        return say("judgement.savings.unjudged.unverified", speed=speed)
+    if reason == "verify off, copying":
+        return say("judgement.savings.unjudged.copying")
+    return say("judgement.savings.unjudged.another_distribution", tv=fmt.distance(check.tv_max))
+
+
+def savings_gate(
+    ens: Ensemble, s: Settings, check: DistributionCheck, judged: Savings | None = None
+) -> Gate:
+    """Judged over the state's seeded requests, never from the one on screen alone, and
+    not earned where correctness fails (`speed_claim`)."""
+    claim = speed_claim(ens, s, check, judged)
+    return Gate("Savings", claim.status == "holds", claim.status, claim.sentence)
 
 
 def invariant_view(
     trace: RequestTrace, ens: Ensemble, s: Settings, *, judged: Savings | None = None
 ) -> InvariantView:
-    correct, saves = correctness_gate(trace, s), savings_gate(ens, s, judged)
+    correct, saves = correctness_gate(trace, s), savings_gate(ens, s, trace.check, judged)
     mode = saves.status if correct.holds else "lost"
     return InvariantView(correct, saves, say(f"gates.summary.{mode}"))
 
@@ -154,7 +222,10 @@ class VerdictView:
 
 def verdict_view(pred: Prediction, cmp: Comparison, now: RequestTrace, s: Settings) -> VerdictView:
     """The learner's prediction against the evidence: speed from the paired comparison of
-    the prediction's base and the current state over the same seeds, by one estimator."""
+    the prediction's base and the current state over the same seeds, by one estimator.
+
+    Where the current state earns no speedup (`unearned`, the first rule of the one verdict
+    on a speed claim), a faster run is not "faster": the sentence and the judgement say why."""
     if pred.intervention is Intervention.SKIP:
         recorded = say("gates.verdict.skipped")
     else:
@@ -169,6 +240,8 @@ def verdict_view(pred: Prediction, cmp: Comparison, now: RequestTrace, s: Settin
         if kept
         else say("gates.verdict.distribution.lost", tv=fmt.distance(now.check.tv_max))
     )
+    reason = unearned(s, now.check)
+    why = None if reason is None else unearned_why(reason, now.check)
     faster: bool | None
     if all(getattr(pred.base, f) == getattr(s, f) for f in RECORDED_FIELDS):
         sentence = say(
@@ -179,17 +252,26 @@ def verdict_view(pred: Prediction, cmp: Comparison, now: RequestTrace, s: Settin
         )
         faster = None
     else:
-        faster = cmp.change == "faster"
+        faster = cmp.change == "faster" and why is None
         change = change_sentence(cmp.change, describe_change(pred.base, s), cmp)
-        sentence = say("gates.verdict.changed", change=change, kept=kept_text)
+        if why is None:
+            sentence = say("gates.verdict.changed", change=change, kept=kept_text)
+        else:
+            ran = "faster" if cmp.change == "faster" else "other"
+            unearned_text = say(f"gates.verdict.unearned.{ran}", why=why)
+            sentence = say(
+                "gates.verdict.changed_unearned",
+                change=change,
+                unearned=unearned_text,
+                kept=kept_text,
+            )
     held_speed, held_correct = _held(pred, faster, kept)
-    return VerdictView(
-        recorded,
-        sentence,
-        _judgement(pred, held_speed, held_correct, cmp.change if faster is not None else None),
-        held_speed,
-        held_correct,
+    judgement = _judgement(
+        pred, held_speed, held_correct, cmp.change if faster is not None else None
     )
+    if why is not None and faster is not None and pred.expect_faster and cmp.change == "faster":
+        judgement = say("gates.verdict.judged.trap", judged=judgement, why=why)
+    return VerdictView(recorded, sentence, judgement, held_speed, held_correct)
 
 
 def _expectations(pred: Prediction) -> str:

@@ -123,7 +123,7 @@ def readout_view(
             "readout-tokens",
         ),
         Reading(
-            "Speedup against plain decoding",
+            "Speedup over plain decoding",
             fmt.speedup(est.mean),
             say(
                 f"readout.speedup.{_formula_caveat(ens, s)}",

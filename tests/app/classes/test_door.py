@@ -189,7 +189,7 @@ def test_the_dashboard_locks_lists_and_removes_with_plain_forms(app_client: Test
     room.submit(code, learner(8), QUESTIONS[0], "raise_match")
     page = app_client.get(f"/class/{code}")
     assert 'data-testid="lock"' in page.text and 'data-testid="class-locked"' not in page.text
-    assert "Door and learners (2)" in page.text
+    assert "Door, tally and learners (2)" in page.text
     assert learner(7) not in page.text  # a short id only: nothing that could send as them
     assert f'data-testid="learner-{learner(7)[:8]}"' in page.text
     answer = f'data-testid="learner-answer-{learner(7)[:8]}">{ANSWER_LABELS["skip_repair"]}<'
@@ -209,7 +209,9 @@ def test_the_dashboard_locks_lists_and_removes_with_plain_forms(app_client: Test
 
     assert remove() == 303
     page = app_client.get(f"/class/{code}")
-    assert "Door and learners (1)" in page.text and f"learner-{learner(7)[:8]}" not in page.text
+    assert (
+        "Door, tally and learners (1)" in page.text and f"learner-{learner(7)[:8]}" not in page.text
+    )
     assert remove() == 303  # pressed twice (another tab): the list shows it gone, no error
 
     r = app_client.post(f"/class/{code}/unlock", headers=SAME, follow_redirects=False)

@@ -103,7 +103,7 @@ def test_only_what_the_tally_needs_is_kept(store: Backend) -> None:
     room.submit(opened.code, learner(1), QUESTIONS[0], "raise_match", True, None)
     db = room.store().db
     assert columns(db, "classes") == {
-        "code", "host_hash", "question", "created_at", "expires_at", "locked",
+        "code", "host_hash", "question", "created_at", "expires_at", "locked", "tally_hidden",
     }  # fmt: skip
     assert columns(db, "predictions") == {
         "code", "question", "learner", "intervention", "faster", "kept",

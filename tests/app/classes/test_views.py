@@ -210,7 +210,12 @@ def test_the_reveal_is_the_station_s_own_verdict_on_each_intervention_chosen() -
         cmp = WITNESS.compare(base, after)
         kept = WITNESS.trace(after).check.keeps_target
         assert row.station.key == "classes.reveal.station"
-        assert part(row.station, "speed").mode == cmp.change.replace(" ", "_")
+        speed = part(row.station, "speed")
+        if row.verdict == "void":  # no speedup earned: what it ran, and why that is none
+            assert speed.key.startswith("classes.speed.unearned.")
+            assert part(speed, "ran").mode == cmp.change.replace(" ", "_")
+        else:
+            assert speed.mode == cmp.change.replace(" ", "_")
         assert part(row.station, "distribution").mode == ("kept" if kept else "lost")
         assert part(row.kept_sentence, "truth").mode == ("kept" if kept else "lost")
     lengthen = rows["lengthen_k"].faster_sentence
@@ -221,7 +226,9 @@ def test_the_reveal_is_the_station_s_own_verdict_on_each_intervention_chosen() -
     assert others(part(lengthen, "expected")) == (1, 1)
     assert rows["lengthen_k"].moves == "k 4 → 8"
     repair = rows["skip_repair"]
-    assert part(repair.faster_sentence, "truth").mode == "within_noise"
+    assert rows["skip_verify"].verdict == repair.verdict == "void"
+    assert part(repair.faster_sentence, "truth").key == "classes.truth.unearned.other"
+    assert part(part(repair.faster_sentence, "truth"), "ran").mode == "within_noise"
     assert part(repair.faster_sentence, "expected").mode == "one"
     assert part(repair.faster_sentence, "expected").values["expectation"] == FASTER.yes
     assert part(repair.kept_sentence, "expected").mode == "one"
@@ -255,8 +262,9 @@ def test_the_reveal_draws_what_each_row_expected_beside_the_station_s_answer() -
         for chart, said in ((faster, chosen[row.key].faster), (kept_chart, chosen[row.key].kept)):
             assert [b.count for b in chart.bars] == [said.yes, said.no, said.unsaid]
             assert sum(b.width for b in chart.bars) == pytest.approx(100, abs=0.05)
-        assert faster.right == ("yes" if change == "faster" else "no")
-        assert faster.station.mode == change.replace(" ", "_")
+        assert faster.right == ("yes" if row.verdict == "faster" else "no")
+        assert faster.station.mode == row.verdict.replace(" ", "_")
+        assert row.verdict in (change, "void")
         assert kept_chart.right == ("yes" if kept else "no")
         assert kept_chart.station.startswith("✓" if kept else "✗")
     by_key = {r.key: r for r in rows}
@@ -271,9 +279,12 @@ def test_an_intervention_that_changes_nothing_says_so() -> None:
     s = snap("verify-off", True, skip_verify=(S(1, 0, 0), S(0, 1, 0)))
     (row,) = reveal_view(s, WITNESS).rows
     assert row.moves == "changes nothing at this preset"
-    assert part(row.faster_sentence, "truth").mode == "same"
-    assert part(row.station, "speed").mode == "same"
-    assert "every one of " in part(row.station, "speed").values["every"]  # type: ignore[operator]
+    # Verification is off before and after: the same speed, and no speedup either way.
+    assert row.verdict == "void"
+    truth = part(row.faster_sentence, "truth")
+    assert truth.key == "classes.truth.unearned.other"
+    assert part(truth, "ran").mode == "same"
+    assert part(part(row.station, "speed"), "ran").mode == "same"
 
 
 def test_the_reveal_agrees_with_a_learner_s_station_on_the_same_prediction() -> None:

@@ -201,18 +201,28 @@ def test_the_api_and_the_station_give_one_verdict(
     verdict = client.get("/api/trace", params=params).json()["verdict"]
     view = view_of(client.get("/station", params={"pred": "skip", **query}))
     sentence = view.invariant.savings.sentence
+    # One verdict on the speed claim: the gate's status, and void exactly where correctness
+    # fails first (verify off, or the exact check away from p).
+    assert verdict["savings"] == view.invariant.savings.status
+    lost = not view.settings.verify or not view.invariant.correctness.holds
+    assert (verdict["savings"] == "void") == lost
+    unearned = ("verify off", "verify off, copying", "not kept")
+    assert (verdict["savings_reason"] in unearned) == (verdict["savings"] == "void")
+    if lost:  # not earned: the draft's own speed, or another distribution's
+        assert "not earned" in sentence
+        if not view.settings.verify:
+            assert verdict["estimator"] == "served"
+        return
     assert fmt.speedup(verdict["speedup"]) in sentence
     if verdict["ci_low"] != verdict["ci_high"]:
         assert f"{verdict['ci_low']:.2f}–{verdict['ci_high']:.2f}×" in sentence
-    if view.settings.verify and view.settings.greedy:  # one text, whatever the seed
+    if view.settings.greedy:  # one text, whatever the seed
         assert (
             verdict["estimator"] == "exact-given-text" and "greedy decoding's one text" in sentence
         )
-    elif view.settings.verify:  # with verify off the gate says "not earned", with 1/c alone
+    else:
         unit = "target texts" if verdict["estimator"] == "exact-given-text" else "seeded requests"
         assert f"{verdict['n']} {unit}" in sentence
-    else:
-        assert "not earned" in sentence and verdict["estimator"] == "served"
 
 
 MEANS = re.compile(
@@ -246,7 +256,8 @@ def test_the_class_reveal_and_the_station_say_the_same_of_an_intervention(
         reveal = witnessed(preset, intervention, client.app.state.witness)
         found, said = MEANS.search(station), MEANS.search(reveal.speed)
         if reveal.change == "same":
-            assert "no change" in reveal.speed
+            assert ("no change" in reveal.speed) == reveal.claim.earned
+            assert "did not change" in reveal.speed or reveal.claim.earned
             assert "no difference" in station or station.startswith("Nothing has changed")
             continue
         assert found and said and found.groups() == said.groups(), (station, reveal.speed)

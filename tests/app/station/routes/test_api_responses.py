@@ -54,7 +54,8 @@ def test_trace_and_sweep_send_the_bytes_their_dicts_did(
     s = Settings.model_validate(params)
     trace = client.get("/api/trace", params=params)
     assert trace.status_code == 200
-    judged = judged_trace(serve_request(s), verdict_of(ensemble_of(s), s))
+    served = serve_request(s)
+    judged = judged_trace(served, verdict_of(ensemble_of(s), s, served.check))
     assert trace.content == UNTYPED.dump_json(judged.to_dict())
     assert client.get("/api/sweep", params=params).content == UNTYPED.dump_json(
         sweep_k(s).to_dict()

@@ -96,6 +96,8 @@ CLASS_FORMS = (
     "/class/{code}/question",
     "/class/{code}/lock",
     "/class/{code}/unlock",
+    "/class/{code}/tally/hide",
+    "/class/{code}/tally/show",
     "/class/{code}/remove",
     "/class/{code}/join",
     "/class/predict",
