@@ -28,7 +28,7 @@ from app.station.state.interventions import apply_intervention
 from app.station.state.presets import BY_ID
 from app.station.state.query import INTERVENTION_LABELS
 from app.station.views import fmt
-from app.station.views.gates import GATE_MARKS, UNEARNED, SpeedClaim, speed_claim
+from app.station.views.gates import GATE_MARKS, SpeedClaim, speed_claim, unearned_short
 from app.station.views.judgement import counted, every_one_of
 from app.station.views.prediction import arrows, moved
 from app.words import Sentence, say
@@ -329,7 +329,7 @@ def witnessed(preset_id: str, intervention: Intervention, witness: Witness) -> W
     claim = speed_claim(witness.ensemble(after), after, check)
     # The reveal's own sentence says whether p was kept, so its reason is the short one.
     reason = unearned(after, check)
-    short = None if reason is None else say(f"classes.speed.why.{UNEARNED[reason]}")
+    short = None if reason is None else unearned_short(reason)
     moves = arrows(moved(base, after), base, after)
     means = f"{fmt.speedup(cmp.before.mean)} → {fmt.speedup(cmp.after.mean)}"
     return Witnessed(

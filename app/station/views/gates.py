@@ -130,6 +130,12 @@ def unearned_why(reason: GateReason, check: DistributionCheck) -> Sentence:
     return say(f"gates.unearned.{mode}", tv=fmt.distance(check.tv_max))
 
 
+def unearned_short(reason: GateReason) -> Sentence:
+    """Why the speed is no speedup of the target, where the next words say whether p was
+    kept (``gates.unearned.short``)."""
+    return say(f"gates.unearned.short.{UNEARNED[reason]}")
+
+
 def speed_claim(
     ens: Ensemble, s: Settings, check: DistributionCheck, judged: Savings | None = None
 ) -> SpeedClaim:
@@ -241,7 +247,7 @@ def verdict_view(pred: Prediction, cmp: Comparison, now: RequestTrace, s: Settin
         else say("gates.verdict.distribution.lost", tv=fmt.distance(now.check.tv_max))
     )
     reason = unearned(s, now.check)
-    why = None if reason is None else unearned_why(reason, now.check)
+    why = None if reason is None else unearned_short(reason)  # kept_text says whether p was
     faster: bool | None
     if all(getattr(pred.base, f) == getattr(s, f) for f in RECORDED_FIELDS):
         sentence = say(
@@ -270,7 +276,7 @@ def verdict_view(pred: Prediction, cmp: Comparison, now: RequestTrace, s: Settin
         pred, held_speed, held_correct, cmp.change if faster is not None else None
     )
     if why is not None and faster is not None and pred.expect_faster and cmp.change == "faster":
-        judgement = say("gates.verdict.judged.trap", judged=judgement, why=why)
+        judgement = say("gates.verdict.judged.trap", judged=judgement)
     return VerdictView(recorded, sentence, judgement, held_speed, held_correct)
 
 
