@@ -129,7 +129,7 @@ VIEWS = {
     "first visit": ("/station", "body"),
 }
 VIEW_ACTIONS = 40
-VIEW_BUDGET_S = 12.0  # wall time for the actions of one view; the sequence stops there
+VIEW_BUDGET_S = 9.0  # wall time for the actions of one view; the sequence stops there
 VIEW_KEYS = (*KEYS, "Enter", "Escape", "Home", "End", "PageDown")
 # What the monkey leaves alone: the print dialog (a browser's, not the page's), the file
 # chooser of Import (a browser's, and it would wait for a file).
