@@ -33,7 +33,6 @@ from app.station.views.judgement import counted, every_one_of
 from app.station.views.prediction import arrows, moved
 from app.words import Sentence, say
 from witness.judge.ensemble import Comparison
-from witness.judge.verdict import unearned
 
 # Bars are SVG rectangles on a 0-100 track (the CSP allows no inline style, so no width:%).
 TRACK = 100
@@ -328,8 +327,7 @@ def witnessed(preset_id: str, intervention: Intervention, witness: Witness) -> W
     check = witness.trace(after).check
     claim = speed_claim(witness.ensemble(after), after, check)
     # The reveal's own sentence says whether p was kept, so its reason is the short one.
-    reason = unearned(after, check)
-    short = None if reason is None else unearned_short(reason)
+    short = None if claim.reason is None else unearned_short(claim.reason)
     moves = arrows(moved(base, after), base, after)
     means = f"{fmt.speedup(cmp.before.mean)} → {fmt.speedup(cmp.after.mean)}"
     return Witnessed(

@@ -114,6 +114,7 @@ class SpeedClaim:
     status: str  # holds / fails / undecided / void
     sentence: str  # the savings gate's sentence
     why: Sentence | None  # gates.unearned: set exactly where the status is void
+    reason: GateReason | None = None  # `unearned`'s reason, where the status is void
 
     @property
     def earned(self) -> bool:
@@ -145,7 +146,7 @@ def speed_claim(
     gate = speed_verdict(ens, s, check)
     if gate.status == "void":
         why = unearned_why(gate.reason, check)
-        return SpeedClaim("void", _unearned_sentence(gate.reason, s, check), why)
+        return SpeedClaim("void", _unearned_sentence(gate.reason, s, check), why, gate.reason)
     judged = savings(ens, s) if judged is None else judged
     return SpeedClaim(judged.status, judged.sentence, None)
 
