@@ -42,6 +42,7 @@ SETTINGS_ADDED_LATER = (
     "batch",
     "context",
     "stack",
+    "models",
 )
 EXPORT_KIND = "tsl.route-memory.export"
 # The largest stored entry the browser reads (characters); an export file may hold one per

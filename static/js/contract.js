@@ -84,6 +84,7 @@ export const SETTINGS = {
   "drafting": {"kind": "choice", "type": "string", "enum": ["sample", "distinct", "top"]},
   "acceptance": {"kind": "choice", "type": "string", "enum": ["exact", "typical"]},
   "draft_source": {"kind": "choice", "type": "string", "enum": ["model", "lookup", "adversary"]},
+  "models": {"kind": "choice", "type": "string", "enum": ["ngram", "early-exit", "small-draft"]},
   "machine": {
     "kind": "choice",
     "type": "string",
@@ -112,7 +113,7 @@ export const PARTS_HEADER = "X-Station-Parts";
 export const STATION_URL_PATTERN = "^/station(\\?[^#]*)?$";
 
 // The longest reopenable link.
-export const STATION_URL_MAX = 3072;
+export const STATION_URL_MAX = 3091;
 
 // The longest date-time text accepted.
 export const TIMESTAMP_MAX = 40;

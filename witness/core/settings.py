@@ -40,6 +40,9 @@ DraftSource = Literal["model", "lookup", "adversary"]
 Machine = Literal["custom", "h200", "h100", "a100", "l4", "laptop"]
 Stack = Literal["graphs", "compiled", "eager", "roofline"]
 Pair = Literal["llama-8b-1b", "llama-70b-8b", "t5-xxl-small"]
+# The language models the request is served with: the word n-grams (exact and cheap), or the
+# tiny transformer target with one of its two drafts (witness.neural).
+Models = Literal["ngram", "early-exit", "small-draft"]
 
 
 # What "above 0" excludes besides 0, as JSON Schema (the OpenAPI description states it).
@@ -209,6 +212,14 @@ class Settings(BaseModel):
         "earlier in the prompt and text (no draft model); adversary: a draft that blends "
         "toward the target's least likely word instead of the draft model (an injected "
         "failure).",
+    )
+    models: Annotated[Models, Affects.REQUEST] = Field(
+        "ngram",
+        title="Models",
+        description="ngram: a word trigram target and a bigram draft (exact and instant); "
+        "early-exit: a 4-layer character transformer whose first layer and exit head draft; "
+        "small-draft: the same target with a separate 1-layer transformer drafting. The "
+        "transformers run in numpy with KV caches (witness.neural).",
     )
     machine: Annotated[Machine, Affects.PASS_PRICE] = Field(
         "custom",
