@@ -218,6 +218,27 @@ def test_on_a_phone_the_step_through_fits(page: Page) -> None:
     axe(page, "step-through at 390x844")
 
 
+@pytest.mark.parametrize("models", ["early-exit", "small-draft"])
+def test_the_transformers_pass_and_caches_fit_a_phone_and_pass_axe(page: Page, models: str) -> None:
+    """The verifying pass at the target's sub-step and the KV rows at the ending, for a
+    request the tiny transformers served: readable at 390 px, light and dark."""
+    query = f"{SKIP}&models={models}"
+    last = len(step_of(query).stepthrough.steps) - 1
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"/station?{query}&sub=1")
+    expect(page.get_by_test_id("st-pass")).to_be_visible()
+    axe(page, f"{models}: the verifying pass at 390x844")
+    page.goto(f"/station?{query}&sub={last}")
+    kv = page.get_by_test_id("st-kv")
+    expect(kv).to_be_visible()
+    expect(kv.get_by_test_id("st-kv-summary")).to_contain_text("the target")
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the page scrolls sideways by {overflow}px at 390 px wide"
+    axe(page, f"{models}: the KV caches at 390x844")
+    page.emulate_media(color_scheme="dark")
+    axe(page, f"{models}: the KV caches, dark")
+
+
 def test_the_step_through_stays_hidden_until_a_prediction(page: Page) -> None:
     page.goto("/station?sub=2")
     expect(page.locator("#stepthrough")).to_be_hidden()

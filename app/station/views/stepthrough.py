@@ -9,7 +9,10 @@ The sub-steps of a block follow the rule exactly as the witness applied it:
 3. the ending: the residual repair, the resample from p (repair off), the bonus token from p
    (all accepted) or, with verify off, the k drafts emitted unchecked.
 
-So a block has ``2 + checked drafts + 1`` sub-steps. Every number is formatted here and every
+So a block has ``2 + checked drafts + 1`` sub-steps. For a request the tiny transformers
+served, sub-step 1 also draws the verifying pass over its k + 1 positions, and the ending the
+rows each KV cache keeps and discards (stepthrough_kv.py); the n-grams' ending says they have
+no cache. Every number is formatted here and every
 link is built here; the template only places them. The block is the evidence panel's
 selection (``state.block`` when it names a block of the request, else ``default_block``), so
 the step-through always walks the block the evidence shows.
@@ -25,6 +28,7 @@ from app.station.views import stepthrough_words as words
 from app.station.views.charts import Gauge, gauge
 from app.station.views.evidence import TokenView, block_tokens, default_block
 from app.station.views.marks import MARKS
+from app.station.views.stepthrough_kv import KvView, VerifyPass, kv_view, ngram_note, pass_of
 from app.station.views.tree_chart import below_count, ending_kind, sibling_test, versus
 from app.words import Sentence, say
 from witness import Settings
@@ -119,6 +123,12 @@ class StepThroughView:
     tree: bool = False
     tree_rows: tuple[TreeStepRow, ...] = ()
     test_kind: str = "u"  # "u": u against p′/q′; "bar": p(x) against typical's bar
+    # A chain the tiny transformers served: its verifying pass at the target's sub-step, and
+    # at the ending the rows each KV cache keeps and discards (stepthrough_kv.py); for the
+    # n-grams, at the ending, the sentence that they have no cache.
+    verify_pass: VerifyPass | None = None
+    caches: KvView | None = None
+    cache_note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,19 +197,23 @@ def stepthrough_view(
     )
     count = len(plan)
     sub, problems = _shown_sub(state, block, count, all_problems, clamp_quietly)
+    at_end = sub == count - 1
     return _view(
         state,
         block,
         plan,
         sub,
         problems,
+        verify_pass=pass_of(trace, block) if sub is not None and kinds[sub] == "target" else None,
+        caches=kv_view(trace, block, s.verify) if at_end else None,
+        cache_note=ngram_note(trace) if at_end else "",
         mode=words.mode_text(s.verify, s.repair, s.greedy),
         intro=words.intro(block, s.verify, count),
         rows=_rows(block, s.verify, kinds, sub),
         output=_output(block, s.verify, kinds, sub),
         output_note=_output_note(block, count, sub),
         gauge=_gauge(block, kinds, sub),
-        ending=_ending(block, s.verify, s.repair) if sub == count - 1 else None,
+        ending=_ending(block, s.verify, s.repair) if at_end else None,
     )
 
 
@@ -247,6 +261,9 @@ def _view(
     tree: bool = False,
     tree_rows: tuple[TreeStepRow, ...] = (),
     test_kind: str = "u",
+    verify_pass: VerifyPass | None = None,
+    caches: KvView | None = None,
+    cache_note: str = "",
 ) -> StepThroughView:
     """What a chain and a method's walk show alike: the sub-step list, the progress, the
     navigation and the current narration; the tables, output and ending come from the walk."""
@@ -291,6 +308,9 @@ def _view(
         tree=tree,
         tree_rows=tree_rows,
         test_kind=test_kind,
+        verify_pass=verify_pass,
+        caches=caches,
+        cache_note=cache_note,
     )
 
 
