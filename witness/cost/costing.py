@@ -1,4 +1,5 @@
-"""What a pass costs on a real machine: model pairs and machines, priced by the roofline.
+"""What a pass costs on a real machine: model pairs and machines (`witness.cost.catalog`),
+priced by the roofline or by passes timed on the machine.
 
 With ``machine = custom`` the station keeps its teaching model: a draft pass costs the slider's
 c of a target pass, and a target pass costs the same whatever it scores. On a machine, every
@@ -15,6 +16,12 @@ falls as k grows, and "α > c" at k = 1 answers whether any k pays. Passes measu
 machine (`witness.cost.passes`) are not convex: the second token of a verifying pass costs
 most (another attention kernel), so their effective cost can fall with k and `any_k_pays`
 searches every k instead.
+
+The draft pass is the pair's draft model's, or with ``models = early-exit`` the pair's target
+run through the first quarter of its layers and an exit head (`witness.cost.catalog`): on
+the roofline the bytes and arithmetic of those layers and the head, on timed passes the
+fitted pass model of a model that deep, so its fixed time per layer counts as much as its
+bytes. The verifying pass is the target's whole pass either way.
 
 Every number about a real machine or model is cited where it is written.
 """
@@ -35,159 +42,12 @@ from witness.core.theory import (
     expected_tokens_per_pass,
     speculation_pays,
 )
-from witness.cost.passes import STACKS, PassTimes, Provenance, Shape, build
+from witness.cost.catalog import BF16, MODELS, Machine, Model, Pair, drafting
+from witness.cost.catalog import MACHINES as MACHINES
+from witness.cost.catalog import PAIRS as PAIRS
+from witness.cost.passes import STACKS, PassTimes, Provenance, build
 from witness.cost.roofline import roofline_pass_seconds
 from witness.models.laws import FloatArray
-
-BF16 = 2.0  # bytes a parameter and a KV element: every pair here is served in BF16
-
-
-@dataclass(frozen=True, slots=True)
-class Machine:
-    id: str
-    label: str
-    bandwidth: float  # bytes per second
-    flops: float  # dense BF16 (or FP16) floating-point operations per second
-    memory: float  # bytes of device memory: what must hold the weights and the KV cache
-    source: str
-    measured: bool = False  # its passes were timed (`witness.cost.passes`): a stack prices them
-
-
-@dataclass(frozen=True, slots=True)
-class Model:
-    key: str  # the name the measured figures use
-    label: str
-    params: float
-    layers: int
-    kv_per_token: float  # bytes of K and V a token adds: 2 · layers · kv heads · head dim · 2
-    source: str
-
-    @property
-    def shape(self) -> Shape:
-        return Shape(self.key, self.params, self.layers, self.kv_per_token)
-
-
-@dataclass(frozen=True, slots=True)
-class Pair:
-    id: str
-    label: str
-    target: Model
-    draft: Model
-
-
-MACHINES: dict[str, Machine] = {
-    m.id: m
-    for m in (
-        Machine(
-            "h100",
-            "NVIDIA H100 SXM",
-            3.35e12,
-            989e12,
-            80e9,
-            # NVIDIA H100 Tensor Core GPU datasheet: H100 SXM, 3.35 TB/s HBM3, 80 GB, BF16
-            # Tensor Core 1,979 TFLOPS with sparsity (989 dense).
-            "NVIDIA H100 datasheet (H100 SXM): 3.35 TB/s, 80 GB, 989 TFLOP/s dense BF16",
-        ),
-        Machine(
-            "h200",
-            "NVIDIA H200",
-            4.8e12,
-            989e12,
-            141e9,
-            # NVIDIA H200 Tensor Core GPU datasheet: H200 SXM, 141 GB HBM3e, 4.8 TB/s, BF16
-            # Tensor Core 1,979 TFLOPS with sparsity (989 dense). Its passes were timed too:
-            # witness/cost/h200/README.md.
-            "NVIDIA H200 datasheet (H200 SXM): 4.8 TB/s, 141 GB, 989 TFLOP/s dense BF16",
-            measured=True,
-        ),
-        Machine(
-            "a100",
-            "NVIDIA A100 80GB SXM",
-            2.039e12,
-            312e12,
-            80e9,
-            # NVIDIA A100 Tensor Core GPU datasheet: A100 80GB SXM, 2,039 GB/s HBM2e, BF16
-            # Tensor Core 312 TFLOPS (624 with sparsity).
-            "NVIDIA A100 datasheet (80GB SXM): 2,039 GB/s, 80 GB, 312 TFLOP/s dense BF16",
-        ),
-        Machine(
-            "l4",
-            "NVIDIA L4",
-            300e9,
-            121e12,
-            24e9,
-            # NVIDIA L4 Tensor Core GPU datasheet: 24 GB GDDR6, 300 GB/s, BF16 Tensor Core 242
-            # TFLOPS with sparsity (121 dense).
-            "NVIDIA L4 datasheet: 300 GB/s, 24 GB, 121 TFLOP/s dense BF16",
-        ),
-        Machine(
-            "laptop",
-            "a laptop (Apple M2, 24 GB)",
-            100e9,
-            3.6e12,
-            24e9,
-            # Apple newsroom, "Apple unveils M2" (6 June 2022): 100 GB/s of unified memory
-            # bandwidth, up to 24 GB, a 10-core GPU of up to 3.6 TFLOPS (FP32; taken as the
-            # half-precision rate too, which Apple does not state separately).
-            "Apple, 'Apple unveils M2' (2022): 100 GB/s, up to 24 GB, 3.6 TFLOP/s GPU",
-        ),
-    )
-}
-
-LLAMA_31_8B = Model(
-    "llama-3.1-8b",
-    "Llama 3.1 8B",
-    8.03e9,
-    32,
-    # config.json: 32 layers, 8 key-value heads, head dim 128 (4096 / 32 heads)
-    2 * 32 * 8 * 128 * BF16,
-    "Meta Llama 3.1 model card: 8.03 B parameters; config: 32 layers, 8 KV heads of 128",
-)
-LLAMA_32_1B = Model(
-    "llama-3.2-1b",
-    "Llama 3.2 1B",
-    1.24e9,
-    16,
-    2 * 16 * 8 * 64 * BF16,  # config.json: 16 layers, 8 key-value heads, head dim 64
-    "Meta Llama 3.2 model card: 1.24 B parameters; config: 16 layers, 8 KV heads of 64",
-)
-LLAMA_31_70B = Model(
-    "llama-3.1-70b",
-    "Llama 3.1 70B",
-    70.6e9,
-    80,
-    2 * 80 * 8 * 128 * BF16,  # config.json: 80 layers, 8 key-value heads, head dim 128
-    "Meta Llama 3.1 model card: 70.6 B parameters; config: 80 layers, 8 KV heads of 128",
-)
-# Leviathan, Kalman and Matias, "Fast Inference from Transformers via Speculative Decoding"
-# (ICML 2023), section 4: a T5-XXL (11B) target with a T5-small (77M) draft. Their decoders'
-# self-attention KV from the T5 v1.1 configs (xxl: 24 decoder layers, 64 heads of 64; small:
-# 8 decoder layers, 6 heads of 64); the encoder's cross-attention reads are left out.
-T5_XXL = Model(
-    "t5-xxl",
-    "T5-XXL",
-    11e9,
-    24,
-    2 * 24 * 64 * 64 * BF16,
-    "Leviathan et al. 2023 (11 B); t5-v1_1-xxl config: 24 decoder layers, 64 heads of 64",
-)
-T5_SMALL = Model(
-    "t5-small",
-    "T5-small",
-    77e6,
-    8,
-    2 * 8 * 6 * 64 * BF16,
-    "Leviathan et al. 2023 (77 M); t5-v1_1-small config: 8 decoder layers, 6 heads of 64",
-)
-
-PAIRS: dict[str, Pair] = {
-    p.id: p
-    for p in (
-        Pair("llama-8b-1b", "Llama 3.1 8B with Llama 3.2 1B", LLAMA_31_8B, LLAMA_32_1B),
-        Pair("llama-70b-8b", "Llama 3.1 70B with Llama 3.1 8B", LLAMA_31_70B, LLAMA_31_8B),
-        Pair("t5-xxl-small", "T5-XXL with T5-small (the paper's pair)", T5_XXL, T5_SMALL),
-    )
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +55,8 @@ class Costing:
     """The price of every pass of a request, in plain decoding steps (see the module).
 
     ``machine`` is None for custom: c is the slider's and every target pass costs 1.
+    ``pair`` is the pair as it drafts (`witness.cost.catalog.drafting`): with an early exit,
+    its draft is the target's own first layers and exit head.
     ``stack`` is None where passes are priced by the roofline, else the serving stack whose
     measured passes price them (`witness.cost.passes`).
     """
@@ -301,16 +163,18 @@ class Costing:
 
     @property
     def weights_bytes(self) -> float:
-        """The weights the server holds: the target's, and the draft's unless lookup."""
+        """The weights the server holds: the target's, and the draft's unless lookup (an
+        early exit's head alone: its layers are the target's)."""
         assert self.pair is not None
-        draft = self.pair.draft.params if self.drafts_with_model else 0.0
+        draft = self.pair.draft.held_params if self.drafts_with_model else 0.0
         return (self.pair.target.params + draft) * BF16
 
     @property
     def kv_bytes(self) -> float:
-        """KV cache of the batch, each model that runs: what the context costs in memory."""
+        """KV cache of the batch, each model that runs: what the context costs in memory (an
+        early exit writes into the target's cache and holds none of its own)."""
         assert self.pair is not None
-        draft = self.pair.draft.kv_per_token if self.drafts_with_model else 0.0
+        draft = self.pair.draft.held_kv_per_token if self.drafts_with_model else 0.0
         return self.batch * self.context * (self.pair.target.kv_per_token + draft)
 
     @property
@@ -324,10 +188,12 @@ class Costing:
 def costing(s: Settings) -> Costing:
     """How ``s`` prices its passes (cached: the page asks at every sentence).
 
-    Prompt lookup copies its draft and runs no draft model: its c is 0 on every machine."""
+    Prompt lookup copies its draft and runs no draft model: its c is 0 on every machine. On
+    machine custom c is the slider's whatever models draft: the learner's own figure."""
     if s.machine == "custom":
         return Costing(0.0 if s.draft_source == "lookup" else s.draft_cost)
-    on = _on_machine(s.machine, s.pair, s.batch, s.context, stack_of(s))
+    # Keyed on every field the price reads: the models decide which draft pass is priced.
+    on = _on_machine(s.machine, s.pair, s.models, s.batch, s.context, stack_of(s))
     return replace(on, c=0.0, drafts_with_model=False) if s.draft_source == "lookup" else on
 
 
@@ -339,19 +205,19 @@ def stack_of(s: Settings) -> str | None:
 
 
 @lru_cache(maxsize=1024)
-def _on_machine(machine: str, pair: str, batch: int, context: int, stack: str | None) -> Costing:
-    m, p = MACHINES[machine], PAIRS[pair]
+def _on_machine(
+    machine: str, pair: str, models: str, batch: int, context: int, stack: str | None
+) -> Costing:
+    m, p = MACHINES[machine], drafting(pair, models)
     shell = Costing(0.0, m, p, batch, context, stack=stack)
     plain, draft = shell.seconds(p.target, 1), shell.seconds(p.draft, 1)
     return Costing(draft / plain, m, p, batch, context, plain, draft, stack=stack)
 
 
-MODELS = {m.key: m for p in PAIRS.values() for m in (p.target, p.draft)}
-
-
 @lru_cache(maxsize=1)
 def passes() -> PassTimes:
-    """The H200's measured passes and the fits to them, read once per process."""
+    """The H200's measured passes and the fits to them, read once per process; a model never
+    timed (an early exit, the T5 pair) is priced by the fit alone."""
     h200 = MACHINES["h200"]
     shapes = {key: m.shape for key, m in MODELS.items()}
     return build(shapes, bandwidth=h200.bandwidth, flops=h200.flops)
