@@ -23,8 +23,13 @@ $(VENV)/.app-installed: pyproject.toml | $(PY)
 	$(PY) -c "import witness.models.kernels, witness.serve.chain"  # compile the kernels once, into their disk cache
 	touch $@
 
+# The test set-up adds the `test` extra and the `train` extra: PyTorch 2.13.0, the CPU build
+# (pip takes it from this machine's disk; the exact pin keeps a multi-GB CUDA build out), for
+# the tests that hold the training script and the numpy inference to torch. Only `make test`
+# installs it: `make serve`'s set-up never does, and the station never imports it
+# (tests/test_torch_extra.py).
 $(VENV)/.test-installed: pyproject.toml $(VENV)/.app-installed
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,train]'
 	touch $@
 
 # npm ci installs exactly what package-lock.json pins (htmx 2.0.x, axe-core).

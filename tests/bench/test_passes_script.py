@@ -1,6 +1,7 @@
 """bench/passes.py, the re-measuring script for the H200 figures, without a GPU: its shape table
 gives the committed parameter counts, its writer the committed rows' keys, its plans the
-committed rows' points and the docstring's quick run, and without torch it exits 2 saying so.
+committed rows' points and the docstring's quick run, and without torch, or with torch and no
+CUDA device (the CPU build that `make test` installs), it exits 2 saying which.
 
 The committed figures are read from witness/cost/h200/ (or, before they are there, from the
 shared folder they were measured into); a test that needs them skips when neither is there.
@@ -17,6 +18,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.torch_extra import torch_or_skip
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "bench" / "passes.py"
@@ -184,10 +187,28 @@ def test_without_torch_it_exits_2_saying_so(tmp_path: Path) -> None:
     assert not out.exists()
 
 
-def test_a_pass_over_s_tokens_scores_as_s_passes_of_one() -> None:
-    torch = pytest.importorskip(
-        "torch", reason="torch is not installed (the station never needs it)"
+def test_with_torch_and_no_cuda_device_it_exits_2_saying_so(tmp_path: Path) -> None:
+    torch = torch_or_skip()
+    out = tmp_path / "passes-quick.json"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(out), "--quick"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        # hides any CUDA device, so this holds on a machine with one too
+        env={"PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": ""},
+        timeout=120,
     )
+    assert done.returncode == 2, done
+    lines = done.stderr.strip().splitlines()
+    assert lines == [
+        f"bench/passes.py: needs a CUDA device, and torch {torch.__version__} sees none"
+    ]
+    assert not out.exists()
+
+
+def test_a_pass_over_s_tokens_scores_as_s_passes_of_one() -> None:
+    torch = torch_or_skip()
     shape = passes.Shape(2, 64, 128, 4, 2, 16, 300, tied=True)
     context, s = 10, 5
     model = passes.Decoder(torch, shape, 2, context + s, device="cpu")
