@@ -173,9 +173,9 @@ class Witness:
 PRICE = (Affects.DRAFT_PRICE, Affects.PASS_PRICE, Affects.TIMING)
 # The quick check reads the first drafted position alone (its mode is keyed apart).
 FIRST_POSITION_ONLY = ("tokens", "verify", "repair")
-# The target's own texts are decided by the prompt, the length, the temperature and the
-# seed alone (`witness.models.texts`): whatever the draft, match or k.
-TEXT = ("prompt", "tokens", "greedy", "seed")
+# The target's own texts are decided by the models, the prompt, the length, the temperature
+# and the seed alone (`witness.models.texts`): whatever the match or k.
+TEXT = ("models", "prompt", "tokens", "greedy", "seed")
 DEFAULTS = Settings()
 
 

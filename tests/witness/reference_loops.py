@@ -20,11 +20,10 @@ from dataclasses import dataclass
 
 from witness.core.distributions import sample_from_cdf
 from witness.core.keys import Stream
-from witness.core.modes import mode_of
-from witness.core.rule import BlockResult, accepts, verify_unchecked
+from witness.core.rule import BlockResult, verify_unchecked
 from witness.core.settings import Settings
 from witness.core.trace import ServedPath
-from witness.judge.adaptive import CONFIDENCE_THRESHOLD, Policy, PolicyRun, _Grid, _race_on
+from witness.judge.adaptive import LawBlocks, Policy, PolicyRun, _Grid, _race_on
 from witness.methods.block import first_alpha, is_chain
 from witness.models.cache import RequestCache
 from witness.models.laws import FloatArray, Law, context_pair
@@ -102,95 +101,9 @@ def reference_path(s: Settings, cache: RequestCache, *, repair_from_p: bool = Fa
     )
 
 
-StopRule = Callable[[int, Law, int], bool]
-
-
 def reference_race(
     policy: Policy, s: Settings, grid: _Grid, cache: RequestCache, *, peek: bool = False
 ) -> PolicyRun:
     """`witness.judge.adaptive._race_on` with every block served position by position
-    (``peek``: the oracle's twin); the planning and accounting are the race's own."""
-    return _race_on(policy, s, grid, blocks=_ReferenceBlocks(policy, s, grid, cache, peek))
-
-
-class _ReferenceBlocks:
-    """A race's blocks from the laws at each context, the uniforms keyed by position."""
-
-    def __init__(
-        self, policy: Policy, s: Settings, grid: _Grid, cache: RequestCache, peek: bool
-    ) -> None:
-        self.policy, self.s, self.grid, self.cache = policy, s, grid, cache
-        self.peek = peek and policy == "oracle"
-        self.context = tiny_models().encode(s.prompt)[0]
-
-    def serve(self, t0: int, limit: int, room: int) -> tuple[tuple[int, ...], int, int, float]:
-        stop = _stop_rule(self.policy, self.s, self.grid, t0)
-        emitted, drafted, accepted, tv = _race_block(
-            self.cache, self.s, self.grid, self.context, t0, limit, stop, self.peek
-        )
-        self.context = self.context + list(emitted[:room])
-        return emitted, drafted, accepted, tv
-
-
-def _stop_rule(policy: Policy, s: Settings, grid: _Grid, start: int) -> StopRule | None:
-    """Whether drafting stops after the i-th token of a block starting at ``start``."""
-    if policy == "confidence":
-        return lambda i, law, x: float(law.q[x]) < CONFIDENCE_THRESHOLD
-    if policy == "oracle" and s.verify:
-        accept = grid.accept
-        return lambda i, law, x: (
-            not accepts(float(accept[start + i]), float(law.p[x]), float(law.q[x]))
-        )
-    return None
-
-
-def _race_block(
-    cache: RequestCache,
-    s: Settings,
-    grid: _Grid,
-    context: list[int],
-    t0: int,
-    limit: int,
-    stop: StopRule | None,
-    peek: bool,
-) -> tuple[tuple[int, ...], int, int, float]:
-    models = tiny_models()
-    before, prev = context_pair(models, context)
-    draft: list[int] = []
-    laws: list[Law] = []
-    for i in range(limit):
-        law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
-        x = sample_from_cdf(law.q, law.q_cdf, float(grid.draft[t0 + i]))
-        halt = stop is not None and stop(i, law, x)
-        if halt and peek:
-            break  # the broken twin: it knows x will be rejected and leaves it out
-        draft.append(x)
-        laws.append(law)
-        before, prev = prev, x
-        if halt:
-            break
-    p_rows: list[FloatArray] = [law.p for law in laws]
-    p_rows.append(cache.target(s.greedy, before, prev))
-    u_accept = grid.accept[t0 : t0 + len(draft)]
-    # The closing token sits at the first rejection's position, else after the last draft.
-    end = next(
-        (
-            i
-            for i, (law, x) in enumerate(zip(laws, draft, strict=True))
-            if not accepts(float(u_accept[i]), float(law.p[x]), float(law.q[x]))
-        ),
-        len(draft),
-    )
-    result = verify_unchecked(
-        p_rows,
-        [law.q for law in laws],
-        draft,
-        u_accept,
-        float(grid.final[t0 + end]),
-        verify=s.verify,
-        repair=s.repair,
-        residual_at=lambda i: laws[i].residual,
-    )
-    mode = mode_of(s.verify, s.repair)
-    tv = max((law.tv(mode) for law in laws), default=0.0)
-    return result.emitted, len(draft), result.accepted, tv
+    (`LawBlocks`; ``peek``: the oracle's twin); the planning and accounting are the race's own."""
+    return _race_on(policy, s, grid, blocks=LawBlocks(policy, s, grid, cache, peek))

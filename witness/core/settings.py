@@ -33,6 +33,9 @@ TREE_NODES_MAX = 64
 # `distinct` drafting's exact law enumerates the ordered draws of a node's siblings (V^(n-1)
 # orderings of V-vectors); on the served 630-word vocabulary that is affordable for two.
 DISTINCT_WIDTH_MAX = 2
+# Positions the tiny transformers were trained on (witness.neural.model.Config.context; a test
+# holds the two equal): a request with them must fit.
+TRANSFORMER_POSITIONS = 320
 
 Drafting = Literal["sample", "distinct", "top"]
 Acceptance = Literal["exact", "typical"]
@@ -338,6 +341,18 @@ def _check_combination(name: str, value: Any, earlier: dict[str, Any]) -> None:
             problem = (
                 "prompt lookup drafts one copied chain, checked exactly: it needs tree_width 1, "
                 f"drafting sample and acceptance exact (got {', '.join(others)})"
+            )
+    elif name == "models" and value != "ngram":
+        # Characters of the prompt, the paragraph break before them, the tokens and one
+        # verifying pass's k drafts past the last token must fit the positions the
+        # transformers were trained on (witness.neural.model.Config.context).
+        prompt = len(earlier.get("prompt", ""))
+        tokens, k = earlier.get("tokens", 48), earlier.get("k", 4)
+        if 1 + prompt + tokens + k > TRANSFORMER_POSITIONS:
+            problem = (
+                f"the transformers were trained on {TRANSFORMER_POSITIONS} positions: the "
+                f"prompt ({prompt} characters) + tokens ({tokens}) + k ({k}) must be at most "
+                f"{TRANSFORMER_POSITIONS - 1}"
             )
     if problem:
         raise PydanticCustomError("settings_combination", problem)

@@ -63,21 +63,26 @@ first, and whether by more than noise, is `witness.judge.ranking`'s.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
 import numpy as np
 
+from witness.core.distributions import sample_from_cdf
 from witness.core.keys import Stream, uniforms
 from witness.core.modes import mode_of
+from witness.core.rule import accepts, verify_unchecked
 from witness.core.settings import Settings
 from witness.core.unbounded import MaybeInfinite
 from witness.cost.costing import costing, price
 from witness.cost.roofline import next_k_heuristic
 from witness.judge.ensemble import Estimate, ensemble_seeds, ensemble_size, ratio_estimate
-from witness.methods.block import is_chain
-from witness.models.laws import FloatArray, context_pair
-from witness.models.lm import detokenize, tiny_models
+from witness.methods.block import compiled_chain, is_chain
+from witness.models.cache import RequestCache
+from witness.models.laws import FloatArray, Law, context_pair
+from witness.models.lm import tiny_models
+from witness.models.pair import models_for
 from witness.serve import chain
 from witness.serve.accounting import measured_speedup, priced_cost
 
@@ -316,8 +321,13 @@ def _race_on(
     block: the compiled chain (`_Blocks`) unless another is given (the tests' numpy
     reference, which the planning, the accounting and the price around it are shared with).
     """
-    models = tiny_models()
-    blocks = _Blocks(s, grid, _stop(policy, s, peek)) if blocks is None else blocks
+    models = models_for(s.models)
+    if blocks is None:
+        blocks = (
+            _Blocks(s, grid, _stop(policy, s, peek))
+            if compiled_chain(s)
+            else LawBlocks(policy, s, grid, RequestCache(models=s.models), peek)
+        )
     out: list[int] = []
     planner = _Planner(policy, s)
     planned_l: list[int] = []
@@ -349,7 +359,7 @@ def _race_on(
         accepted=tuple(accepted_l),
         emitted=tuple(emitted_l),
         output=tuple(out),
-        text=detokenize([models.vocab[i] for i in out]),
+        text=models.text(out),
         target_passes=len(scored),
         draft_passes=sum(drafted_l),
         scored=tuple(scored),
@@ -402,3 +412,83 @@ class _Blocks:
         for x in emitted[:room]:
             self.before, self.prev = self.prev, x
         return emitted, n, accepted, float(self.tv[:n].max()) if n else 0.0
+
+
+StopRule = Callable[[int, Law, int], bool]
+
+
+class LawBlocks:
+    """A race's blocks served position by position from the laws at each context (the
+    uniforms keyed by position): the transformers' race, and the reference the compiled
+    `_Blocks` is held to bit for bit on the n-grams (tests/witness/reference_loops.py)."""
+
+    def __init__(
+        self, policy: Policy, s: Settings, grid: _Grid, cache: RequestCache, peek: bool
+    ) -> None:
+        self.policy, self.s, self.grid = policy, s, grid
+        self.cache = cache.of(s.models)
+        self.models = models_for(s.models)
+        self.peek = peek and policy == "oracle"
+        self.context = self.models.encode(s.prompt)[0]
+
+    def serve(self, t0: int, limit: int, room: int) -> tuple[tuple[int, ...], int, int, float]:
+        stop = _stop_rule(self.policy, self.s, self.grid, t0)
+        emitted, drafted, accepted, tv = self._block(t0, limit, stop)
+        self.context = self.context + list(emitted[:room])
+        return emitted, drafted, accepted, tv
+
+    def _block(
+        self, t0: int, limit: int, stop: StopRule | None
+    ) -> tuple[tuple[int, ...], int, int, float]:
+        s, grid, cache = self.s, self.grid, self.cache
+        before, prev = context_pair(self.models, self.context)
+        draft: list[int] = []
+        laws: list[Law] = []
+        for i in range(limit):
+            law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
+            x = sample_from_cdf(law.q, law.q_cdf, float(grid.draft[t0 + i]))
+            halt = stop is not None and stop(i, law, x)
+            if halt and self.peek:
+                break  # the broken twin: it knows x will be rejected and leaves it out
+            draft.append(x)
+            laws.append(law)
+            before, prev = self.models.advance(before, prev, x)
+            if halt:
+                break
+        p_rows: list[FloatArray] = [law.p for law in laws]
+        p_rows.append(cache.target(s.greedy, before, prev))
+        u_accept = grid.accept[t0 : t0 + len(draft)]
+        # The closing token sits at the first rejection's position, else after the last draft.
+        end = next(
+            (
+                i
+                for i, (law, x) in enumerate(zip(laws, draft, strict=True))
+                if not accepts(float(u_accept[i]), float(law.p[x]), float(law.q[x]))
+            ),
+            len(draft),
+        )
+        result = verify_unchecked(
+            p_rows,
+            [law.q for law in laws],
+            draft,
+            u_accept,
+            float(grid.final[t0 + end]),
+            verify=s.verify,
+            repair=s.repair,
+            residual_at=lambda i: laws[i].residual,
+        )
+        mode = mode_of(s.verify, s.repair)
+        tv = max((law.tv(mode) for law in laws), default=0.0)
+        return result.emitted, len(draft), result.accepted, tv
+
+
+def _stop_rule(policy: Policy, s: Settings, grid: _Grid, start: int) -> StopRule | None:
+    """Whether drafting stops after the i-th token of a block starting at ``start``."""
+    if policy == "confidence":
+        return lambda i, law, x: float(law.q[x]) < CONFIDENCE_THRESHOLD
+    if policy == "oracle" and s.verify:
+        accept = grid.accept
+        return lambda i, law, x: (
+            not accepts(float(accept[start + i]), float(law.p[x]), float(law.q[x]))
+        )
+    return None

@@ -28,7 +28,7 @@ from witness.models.fit import (
     chi_square_against,
     first_position,
 )
-from witness.models.lm import tiny_models
+from witness.models.pair import models_for
 from witness.models.simulate import simulate_blocks
 from witness.serve.accounting import measured_speedup, priced_cost, speedup_expected
 
@@ -138,7 +138,7 @@ def check_mode(
     # One block: a target pass scoring k + 1 tokens if verified, and k draft passes.
     cost = priced_cost(costing(settings), [k + 1] if verify else [], k)
     top = np.argsort(-np.maximum(p, share), kind="stable")[:HISTOGRAM_TOKENS]
-    vocab = tiny_models().vocab
+    vocab = models_for(settings.models).vocab
     return ModeCheck(
         mode=mode,
         blocks=sim.n,

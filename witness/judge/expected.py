@@ -35,6 +35,7 @@ from witness.judge.ensemble import Ensemble, ensemble_seeds, ensemble_size, serv
 from witness.methods.block import is_chain
 from witness.models.cache import RequestCache
 from witness.models.lm import TinyModels, tiny_models
+from witness.models.pair import Models, models_for
 from witness.models.texts import Texts, draw_texts
 
 FloatArray = NDArray[np.float64]
@@ -57,10 +58,11 @@ def ensemble_of(
     return serve_ensemble(settings, cache=cache)
 
 
-def texts_for(s: Settings, *, models: TinyModels | None = None) -> Texts:
+def texts_for(s: Settings, *, models: Models | None = None) -> Texts:
     """The texts an exact ensemble of ``s`` averages over: ``ensemble_size`` seeds from the
     request's own (greedy: its one text)."""
     seeds = ensemble_seeds(s.seed, ensemble_size(s.tokens))
+    models = models_for(s.models) if models is None else models
     return draw_texts(s.prompt, s.tokens, s.greedy, seeds, models=models)
 
 
@@ -90,6 +92,8 @@ def acceptance(
     >>> bool((z.accept < 1e-12).all())  # p's least likely word is never the text's here
     True
     """
+    if texts.p_rows is not None and texts.d_rows is not None:
+        return _acceptance_along(texts, texts.p_rows, texts.d_rows, match, adversary)
     models = tiny_models() if models is None else models
     rows = texts.rows
     if texts.greedy:
@@ -111,6 +115,30 @@ def acceptance(
     else:
         ratio = texts.d / texts.p
         tv = models.draft_tv[rows]
+    accept = np.minimum(1.0, match + (1.0 - match) * ratio)
+    return Acceptance(accept, 1.0 - (1.0 - match) * tv)
+
+
+def _acceptance_along(
+    texts: Texts, p_rows: FloatArray, d_rows: FloatArray, match: float, adversary: bool
+) -> Acceptance:
+    """`acceptance` from the laws along the texts (the transformers': no table of rows)."""
+    least = p_rows.argmin(axis=2)
+    if texts.greedy:
+        s, d = p_rows[0], d_rows[0]
+        if adversary:
+            d = np.zeros_like(s)
+            d[np.arange(s.shape[0]), least[0]] = 1.0
+        q = match * s + (1.0 - match) * d
+        hit = (q.argmax(axis=1) == texts.token[0]).astype(np.float64)
+        every = np.broadcast_to(hit, texts.rows.shape)
+        return Acceptance(every, every)
+    if adversary:
+        ratio = np.where(texts.token == least, 1.0 / texts.p, 0.0)
+        tv = 1.0 - np.take_along_axis(p_rows, least[..., None], axis=2)[..., 0]
+    else:
+        ratio = texts.d / texts.p
+        tv = 0.5 * np.abs(p_rows - d_rows).sum(axis=2)
     accept = np.minimum(1.0, match + (1.0 - match) * ratio)
     return Acceptance(accept, 1.0 - (1.0 - match) * tv)
 
@@ -179,7 +207,7 @@ def expected_passes(accept: FloatArray, k: int) -> Expected:
 
 
 def exact_ensemble(
-    settings: Settings, texts: Texts | None = None, *, models: TinyModels | None = None
+    settings: Settings, texts: Texts | None = None, *, models: Models | None = None
 ) -> Ensemble:
     """The verdicts' ensemble of a lossless chain (`exact_applies`), exact given each text.
 
@@ -193,7 +221,8 @@ def exact_ensemble(
     texts = texts_for(settings, models=models) if texts is None else texts
     if texts.tokens != settings.tokens or texts.greedy != settings.greedy:
         raise ValueError("texts drawn for another length or temperature")
-    law = acceptance(texts, settings.match, settings.draft_source == "adversary", models=models)
+    tables = models if isinstance(models, TinyModels) else None  # the transformers': along texts
+    law = acceptance(texts, settings.match, settings.draft_source == "adversary", models=tables)
     passes = expected_passes(law.accept, settings.k)
     reach = max(1, texts.tokens - 1)
     alphas = law.alpha[:, :reach].ravel()

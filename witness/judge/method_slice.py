@@ -32,7 +32,7 @@ from witness.methods.sibling_laws import sibling_law_and_acceptance
 from witness.methods.typical import typical_law_and_acceptance, typical_threshold
 from witness.models.cache import RequestCache
 from witness.models.fit import SIGNIFICANCE, ChiSquare, chi_square_against, first_position
-from witness.models.lm import tiny_models
+from witness.models.pair import models_for
 from witness.serve.accounting import speedup_expected
 
 FloatArray = NDArray[np.float64]
@@ -174,7 +174,8 @@ def _typical(s: Settings, p: FloatArray, q: FloatArray, blocks: int) -> MethodCh
 def _lookup(
     s: Settings, p: FloatArray, q: FloatArray, blocks: int, cache: RequestCache | None
 ) -> MethodCheck:
-    prompt, _ = tiny_models().encode(s.prompt)
+    models = models_for(s.models)
+    prompt, _ = models.encode(s.prompt)
     match = lookup_draft(prompt, 1)
     label = "prompt lookup"
     if match is None:  # a plain target pass: p's own draw
@@ -185,8 +186,8 @@ def _lookup(
             "lookup", label, True, counts, np.zeros(blocks, np.int64), p, p, 0.0, 1.0, note
         )
     x = match.continuation[0]
-    word = tiny_models().vocab[x]
-    note = f"copies '{word}' (seen after '{' '.join(tiny_models().vocab[t] for t in match.ngram)}')"
+    word = models.vocab[x]
+    note = f"copies '{word}' (seen after '{' '.join(models.vocab[t] for t in match.ngram)}')"
     one_hot = np.zeros_like(p)
     one_hot[x] = 1.0
     law = lookup_law(p, x, s.verify, s.repair)

@@ -45,7 +45,7 @@ from witness.methods.typical import (
 )
 from witness.models.cache import RequestCache
 from witness.models.laws import FloatArray, Law, context_pair
-from witness.models.lm import TinyModels
+from witness.models.pair import Models
 
 
 def is_chain(s: Settings) -> bool:
@@ -60,6 +60,13 @@ def is_chain(s: Settings) -> bool:
         and s.acceptance == "exact"
         and s.draft_source != "lookup"
     )
+
+
+def compiled_chain(s: Settings) -> bool:
+    """The chain on the n-gram tables, which the compiled loop serves
+    (`witness.serve.chain`); the transformers' chain is served block by block here, as a
+    tree of width 1 (sibling 0 is the chain's own draw)."""
+    return is_chain(s) and s.models == "ngram"
 
 
 def chain_twin(s: Settings) -> Settings:
@@ -115,7 +122,7 @@ class MethodBlock:
 
 
 def method_block(
-    models: TinyModels,
+    models: Models,
     cache: RequestCache,
     s: Settings,
     grids: SiblingGrids,
@@ -145,7 +152,7 @@ def method_block(
             else siblings[0]
         )
         path.append(x)
-        before, prev = prev, x
+        before, prev = models.advance(before, prev, x)
     if not s.verify:
         return _unverified(levels, path, None, _drafted(s, drafts), drafts)
     bonus = _target_token(cache, s, before, prev, u_final)
@@ -215,7 +222,7 @@ def _target_token(cache: RequestCache, s: Settings, before: int, prev: int, u: f
 
 
 def _lookup_block(
-    models: TinyModels,
+    models: Models,
     cache: RequestCache,
     s: Settings,
     accept: FloatArray,
@@ -241,7 +248,7 @@ def _lookup_block(
             block = _closed(s, levels, path, None, check.token, len(copied))
             return _as_lookup(block, match, len(copied))
         path.append(x)
-        before, prev = prev, x
+        before, prev = models.advance(before, prev, x)
     if not s.verify and not copied:
         # Nothing to copy and nothing to check: the block is plain decoding, a target pass.
         token = _target_token(cache, s, before, prev, u_final)
@@ -257,7 +264,7 @@ def _as_lookup(block: MethodBlock, match: LookupMatch | None, copied: int) -> Me
 
 
 def first_alpha(
-    models: TinyModels,
+    models: Models,
     cache: RequestCache,
     s: Settings,
     prompt: list[int],

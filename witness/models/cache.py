@@ -9,9 +9,10 @@ reuses the previous answer's grid.
 
 The owner decides the lifetime: the app makes one cache per app instance; a caller that
 passes none gets a fresh cache for that one call (laws are still shared within it). Two
-things stay process-wide on purpose, because no request can change them: `tiny_models()`
-(the models fitted once from the shipped corpus, every row they can give in two read-only
-tables) and `witness.core.settings._bounds` (the `Settings` model's bounds, read once per field).
+things stay process-wide on purpose, because no request can change them: the model pairs
+(`witness.models.pair.models_for`: the n-grams fitted once from the shipped corpus, every
+row they can give in two read-only tables; the transformers' trie of contexts) and
+`witness.core.settings._bounds` (the `Settings` model's bounds, read once per field).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from functools import lru_cache, partial
 
 from witness.core.keys import Stream, block_uniforms, sibling_uniforms
 from witness.models.laws import FloatArray, Law, law_at, target_at
-from witness.models.lm import tiny_models
+from witness.models.pair import models_for
 
 # ~2 000 pairs are ~30 MB at most (q, its CDF and the residual: ~15 kB a pair).
 LAW_CACHE = 2048
@@ -91,12 +92,23 @@ class RequestCache:
     {'laws': 1, 'targets': 1, 'grids': 0}
     """
 
-    def __init__(self, *, maxsize: int = LAW_CACHE, grids: UniformGrids | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        maxsize: int = LAW_CACHE,
+        grids: UniformGrids | None = None,
+        models: str = "ngram",
+    ) -> None:
+        self.models = models
+        self._maxsize = maxsize
         # The stores wrap module functions, not bound methods: no reference cycle through
         # self, so a cache made for one call is freed (with its laws) as soon as it is dropped.
-        self._targets = lru_cache(maxsize=maxsize)(_new_target)
-        self._laws = lru_cache(maxsize=maxsize)(partial(_new_law, self._targets))
+        self._targets = lru_cache(maxsize=maxsize)(partial(_new_target, models))
+        self._laws = lru_cache(maxsize=maxsize)(partial(_new_law, models, self._targets))
         self.grids = grids if grids is not None else UniformGrids()
+        # One cache per model pair, sharing the grids (which depend on the seed alone): a
+        # context's integers mean different things to each pair (`witness.models.pair`).
+        self._pairs: dict[str, RequestCache] = {models: self}
         # The lookups are the lru_cache wrappers themselves, with no method around them: the
         # served request asks for a law at every drafted position.
         self.law: Callable[[float, bool, int, int, bool], Law] = self._laws
@@ -107,21 +119,33 @@ class RequestCache:
         self.uniforms: Callable[[int, int, int, Stream], FloatArray] = self.grids
         """``uniforms(seed, n, k, stream)``: the keyed [n, k] grid of `block_uniforms`."""
 
+    def of(self, models: str) -> RequestCache:
+        """The cache of the laws of ``models``, beside this one (the same grids)."""
+        found = self._pairs.get(models)
+        if found is None:
+            found = RequestCache(maxsize=self._maxsize, grids=self.grids, models=models)
+            found._pairs = self._pairs
+            self._pairs[models] = found
+        return found
+
     def sizes(self) -> dict[str, int]:
-        """How many entries each store holds now."""
+        """How many entries each store holds now (every model pair's laws together)."""
+        pairs = self._pairs.values()
         return {
-            "laws": self._laws.cache_info().currsize,
-            "targets": self._targets.cache_info().currsize,
+            "laws": sum(c._laws.cache_info().currsize for c in pairs),
+            "targets": sum(c._targets.cache_info().currsize for c in pairs),
             "grids": len(self.grids),
         }
 
     def clear(self) -> None:
-        self._laws.cache_clear()
-        self._targets.cache_clear()
+        for c in self._pairs.values():
+            c._laws.cache_clear()
+            c._targets.cache_clear()
         self.grids.clear()
 
 
 def _new_law(
+    models: str,
     target: Callable[[bool, int, int], FloatArray],
     match: float,
     greedy: bool,
@@ -130,8 +154,8 @@ def _new_law(
     adversary: bool,
 ) -> Law:
     p = target(greedy, before, prev)
-    return law_at(tiny_models(), p, match, greedy, before, prev, adversary)
+    return law_at(models_for(models), p, match, greedy, before, prev, adversary)
 
 
-def _new_target(greedy: bool, before: int, prev: int) -> FloatArray:
-    return target_at(tiny_models(), greedy, before, prev)
+def _new_target(models: str, greedy: bool, before: int, prev: int) -> FloatArray:
+    return target_at(models_for(models), greedy, before, prev)

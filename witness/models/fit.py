@@ -13,7 +13,7 @@ from scipy import special, stats
 from witness.core.distributions import greedy_distribution
 from witness.core.settings import Settings
 from witness.models.laws import adversary_row, draft_law
-from witness.models.lm import tiny_models
+from witness.models.pair import models_for
 
 MIN_EXPECTED = 5.0  # the usual floor for a chi-square cell; rarer tokens are pooled
 SIGNIFICANCE = 1e-3  # a mode "keeps p" while its p-value stays above this
@@ -84,10 +84,11 @@ def chi_square_against(counts: NDArray[np.int64], p: NDArray[np.float64]) -> Chi
 
 def first_position(settings: Settings) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """p and q at the request's first drafted position, in the request's temperature."""
-    models = tiny_models()
+    models = models_for(settings.models)
     context, _ = models.encode(settings.prompt)
-    p = models.target(context)
-    d = adversary_row(p) if settings.draft_source == "adversary" else models.draft(context)
+    before, prev = models.start(context)
+    p = models.target_row(before, prev)
+    d = adversary_row(p) if settings.draft_source == "adversary" else models.draft_at(before, prev)
     q = draft_law(settings.match, p, d)
     if settings.greedy:
         return greedy_distribution(p), greedy_distribution(q)

@@ -1,7 +1,8 @@
 """p and q at one context of the served request, and what the rule derives from them.
 
-The tiny target reads the last two tokens and the draft the last one, so a context is the
-pair ``(before, prev)``; with the match and the temperature it decides every row here.
+A context is named by a pair of integers ``(before, prev)`` (`witness.models.pair`: the n-grams'
+last two tokens, or a transformer context's node); with the match and the temperature it
+decides every row here.
 These are pure functions of their arguments; `witness.models.cache.RequestCache` decides how long
 each result is kept.
 """
@@ -16,7 +17,7 @@ from numpy.typing import NDArray
 from witness.core.distributions import greedy_distribution
 from witness.core.modes import Mode
 from witness.models import kernels
-from witness.models.lm import BOUNDARY, TinyModels
+from witness.models.pair import Models
 
 FloatArray = NDArray[np.float64]
 IntpArray = NDArray[np.intp]
@@ -34,13 +35,12 @@ def draft_law(match: float, p: FloatArray, d: FloatArray) -> FloatArray:
     return q
 
 
-def context_pair(models: TinyModels, context: Sequence[int]) -> tuple[int, int]:
-    """The (before, prev) pair the models condition on, padded with sentence boundaries."""
-    pad = models.index[BOUNDARY]
-    return (context[-2] if len(context) >= 2 else pad), (context[-1] if context else pad)
+def context_pair(models: Models, context: Sequence[int]) -> tuple[int, int]:
+    """The (before, prev) pair that names the context after ``context`` (`Models.start`)."""
+    return models.start(context)
 
 
-def target_at(models: TinyModels, greedy: bool, before: int, prev: int) -> FloatArray:
+def target_at(models: Models, greedy: bool, before: int, prev: int) -> FloatArray:
     """p(. | before, prev), in the mode's temperature (greedy: one-hot at the argmax)."""
     p = models.target_row(before, prev)
     return read_only(greedy_distribution(p)) if greedy else p
@@ -64,7 +64,7 @@ def adversary_row(p: FloatArray) -> FloatArray:
 
 
 def law_at(
-    models: TinyModels,
+    models: Models,
     p: FloatArray,
     match: float,
     greedy: bool,
@@ -76,7 +76,7 @@ def law_at(
     # q is blended from the *sampled* target, then made greedy: at match 1, q = p exactly.
     # (`draft_law` and `greedy_distribution`, compiled: `witness.models.kernels`.)
     sampled = models.target_row(before, prev)
-    d = adversary_row(sampled) if adversary else models.draft_row(prev)
+    d = adversary_row(sampled) if adversary else models.draft_at(before, prev)
     return Law(p, read_only(kernels.draft_row(sampled, d, match, greedy)))
 
 

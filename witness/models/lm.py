@@ -149,6 +149,28 @@ class TinyModels:
         """d(. | prev) for a token id, read-only (a row of `draft_rows`)."""
         return self._draft_views[prev]
 
+    # --- what the witness asks of any model pair (`witness.models.pair.Models`) ---------
+
+    name = "ngram"
+
+    def start(self, context: Sequence[int]) -> tuple[int, int]:
+        """The context the models condition on after ``context``: its last two tokens,
+        padded with sentence boundaries."""
+        pad = self.index[BOUNDARY]
+        return (context[-2] if len(context) >= 2 else pad), (context[-1] if context else pad)
+
+    def advance(self, before: int, prev: int, token: int) -> tuple[int, int]:
+        """The context after ``token`` follows context (before, prev)."""
+        return prev, token
+
+    def draft_at(self, before: int, prev: int) -> FloatArray:
+        """d(. | context): the bigram reads the last token alone."""
+        return self._draft_views[prev]
+
+    def text(self, ids: Sequence[int]) -> str:
+        """The tokens as text."""
+        return detokenize([self.vocab[i] for i in ids])
+
     def target(self, context: Sequence[int]) -> FloatArray:
         """p(· | last two tokens of context), with sentence boundaries padding a short one."""
         pad = self.index[BOUNDARY]

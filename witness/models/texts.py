@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from witness.core.keys import Stream, uniforms
 from witness.models.lm import BOUNDARY, TinyModels, tiny_models
+from witness.models.pair import Models
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -41,6 +43,10 @@ class Texts:
     token: IntArray
     p: FloatArray
     d: FloatArray
+    # The transformers' whole laws along the texts, [texts, tokens, vocab] (their contexts have
+    # no table to look rows up in); None for the n-grams, whose ``rows`` index their tables.
+    p_rows: FloatArray | None = None
+    d_rows: FloatArray | None = None
 
     @property
     def n(self) -> int:
@@ -57,7 +63,7 @@ def draw_texts(
     greedy: bool,
     seeds: Sequence[int],
     *,
-    models: TinyModels | None = None,
+    models: Models | None = None,
 ) -> Texts:
     """The target's text after ``prompt`` at each seed (greedy: its one text at every seed).
 
@@ -76,6 +82,8 @@ def draw_texts(
     seeds = tuple(seeds)
     if not seeds:
         raise ValueError("draw_texts needs at least one seed")
+    if not isinstance(models, TinyModels):
+        return _transformer_texts(models, prompt, tokens, greedy, seeds)
     n = 1 if greedy else len(seeds)  # greedy: one text, repeated at every seed below
     ids, _ = models.encode(prompt)
     pad = models.index[BOUNDARY]
@@ -110,3 +118,56 @@ def _inverse_cdf(cdf: FloatArray, u: FloatArray) -> IntArray:
     above = cdf > (u * cdf[:, -1])[:, None]
     index: IntArray = np.where(above[:, -1], above.argmax(axis=1), cdf.shape[1] - 1)
     return index
+
+
+def _transformer_texts(
+    models: Models, prompt: str, tokens: int, greedy: bool, seeds: tuple[int, ...]
+) -> Texts:
+    """The transformer target's texts, drawn in lockstep: each step one batched decoding step
+    of every text (`witness.neural.contexts.ContextTree.extend`), the same uniforms and the
+    same inverse CDF as the n-grams'. ``rows`` are the contexts' trie nodes."""
+    from witness.neural.served import TransformerModels
+
+    assert isinstance(models, TransformerModels)
+    tree = models.tree
+    n = 1 if greedy else len(seeds)
+    ids, _ = models.encode(prompt)
+    node = tree.path(ids)
+    nodes = [node] * n
+    past = tree.gather(nodes)
+    rows = np.empty((n, tokens), dtype=np.intp)
+    token = np.empty((n, tokens), dtype=np.intp)
+    p_rows = np.empty((n, tokens, models.size))
+    d_rows = np.empty((n, tokens, models.size))
+    u = None if greedy else uniforms(np.asarray(seeds)[:, None], 0, np.arange(tokens), Stream.TEXT)
+    for t in range(tokens):
+        for j, c in enumerate(nodes):
+            p_rows[j, t] = models.target_row(c, -1)
+            d_rows[j, t] = models.draft_at(c, -1)
+        if u is None:
+            x = p_rows[:, t].argmax(axis=1)
+        else:
+            x = _inverse_cdf(np.cumsum(p_rows[:, t], axis=1), u[:, t])
+        rows[:, t], token[:, t] = nodes, x
+        if t + 1 < tokens:
+            nodes, past = tree.extend(nodes, [int(v) for v in x], past)
+    shape = (len(seeds), tokens)
+    at = np.arange(tokens)
+    p = p_rows[np.arange(n)[:, None], at, token]
+    d = d_rows[np.arange(n)[:, None], at, token]
+
+    def shared(a: NDArray[Any]) -> NDArray[Any]:  # greedy: the one text at every seed
+        out = np.broadcast_to(a, (*shape, *a.shape[2:]))
+        out.flags.writeable = False
+        return out
+
+    return Texts(
+        seeds,
+        greedy,
+        shared(rows),
+        shared(token),
+        shared(p),
+        shared(d),
+        shared(p_rows),
+        shared(d_rows),
+    )

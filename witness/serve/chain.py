@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 from witness.core.keys import Stream
 from witness.core.settings import Settings
 from witness.core.trace import ServedPath
-from witness.methods.block import first_alpha, is_chain
+from witness.methods.block import compiled_chain, first_alpha
 from witness.models.cache import RequestCache
 from witness.models.kernels import (
     argmax_first,
@@ -274,8 +274,8 @@ def serve_record(
 ) -> ChainRecord:
     """Serve the chain ``s`` at each of ``seeds`` (its own seed is not read), recording
     every block; ``detail`` also records p(x), q(x) and the TV at every drafted position."""
-    if not is_chain(s):
-        raise ValueError("the chain's loop serves the plain chain only (is_chain)")
+    if not compiled_chain(s):
+        raise ValueError("the chain's loop serves the n-grams' plain chain only (compiled_chain)")
     models = tiny_models()
     prompt, _ = models.encode(s.prompt)
     before, prev = context_pair(models, prompt)
@@ -312,9 +312,9 @@ def serve_chains(
 ) -> list[ServedPath]:
     """`serve_path(settings with seed s)` for every s in ``seeds``: one compiled loop.
 
-    ``settings`` must be a chain (`is_chain`); its own seed is not read."""
-    if not is_chain(settings):
-        raise ValueError("serve_chains serves the plain chain only (is_chain)")
+    ``settings`` must be the n-grams' chain (`compiled_chain`); its own seed is not read."""
+    if not compiled_chain(settings):
+        raise ValueError("serve_chains serves the n-grams' plain chain only (compiled_chain)")
     if len(seeds) == 0:
         return []
     cache = RequestCache() if cache is None else cache

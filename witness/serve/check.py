@@ -17,14 +17,14 @@ from witness.core.settings import Settings
 from witness.core.trace import DistributionCheck
 from witness.models.cache import RequestCache
 from witness.models.laws import context_pair
-from witness.models.lm import TinyModels
+from witness.models.pair import Models
 
 EXACT = 1e-12  # a distance below this is "the target distribution is kept"
 
 
 def distribution_check(
     s: Settings,
-    models: TinyModels,
+    models: Models,
     prompt: list[int],
     out: list[int],
     tvs: Sequence[float],
@@ -53,12 +53,12 @@ def distribution_check(
 
 
 def greedy_decoding(
-    models: TinyModels, prompt: list[int], tokens: int, cache: RequestCache
+    models: Models, prompt: list[int], tokens: int, cache: RequestCache
 ) -> list[int]:
     """Plain greedy decoding of the target, one pass per token."""
     plain: list[int] = []
     before, prev = context_pair(models, prompt)
     for _ in range(tokens):
         plain.append(int(np.argmax(cache.target(True, before, prev))))
-        before, prev = prev, plain[-1]
+        before, prev = models.advance(before, prev, plain[-1])
     return plain

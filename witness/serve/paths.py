@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from witness.core.settings import Settings
 from witness.core.trace import ServedPath
-from witness.methods.block import is_chain
+from witness.methods.block import compiled_chain
 from witness.models.cache import RequestCache
 from witness.serve.chain import serve_chains
 from witness.serve.request import serve_path
@@ -61,7 +61,7 @@ def serve_paths(requests: Sequence[Settings], *, cache: RequestCache) -> list[Se
     groups: dict[Settings, list[int]] = {}
     out: list[ServedPath | None] = [None] * len(requests)
     for j, r in enumerate(requests):
-        if is_chain(r):
+        if compiled_chain(r):
             groups.setdefault(r.model_copy(update={"seed": 0}), []).append(j)
         else:
             out[j] = serve_path(r, cache=cache)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from witness.core.distributions import sample_from_cdf
 from witness.core.keys import Stream
 from witness.core.modes import Mode, mode_of
 from witness.core.rule import BlockResult
@@ -34,14 +35,15 @@ from witness.methods.block import (
     Level,
     MethodBlock,
     SiblingGrids,
+    compiled_chain,
     first_alpha,
     is_chain,
     level_tv,
     method_block,
 )
 from witness.models.cache import RequestCache
-from witness.models.laws import FloatArray, context_pair
-from witness.models.lm import TinyModels, detokenize, tiny_models
+from witness.models.laws import FloatArray, Law, context_pair
+from witness.models.pair import Models, models_for
 from witness.serve.accounting import totals
 from witness.serve.chain import serve_chains, serve_record
 from witness.serve.check import distribution_check
@@ -59,12 +61,14 @@ def serve_request(settings: Settings, *, cache: RequestCache | None = None) -> R
     ``cache`` keeps laws and uniform grids for later requests; whatever it holds, the trace
     is the same. Without one, a fresh cache serves this call alone.
     """
-    cache = RequestCache() if cache is None else cache
-    models = tiny_models()
+    cache = (RequestCache() if cache is None else cache).of(settings.models)
+    models = models_for(settings.models)
     prompt_ids, skipped = models.encode(settings.prompt)
     draws = _draws(cache, settings)
-    if is_chain(settings):
+    if compiled_chain(settings):
         blocks, out, tvs = _chain_traces(models, cache, settings, prompt_ids, draws)
+    elif is_chain(settings):
+        blocks, out, tvs = _chain_traces_from_blocks(models, cache, settings, prompt_ids, draws)
     else:
         blocks, out, tvs = _method_traces(models, cache, settings, prompt_ids, draws)
     alphas = [d.alpha for b in blocks for d in b.drafts]
@@ -73,7 +77,7 @@ def serve_request(settings: Settings, *, cache: RequestCache | None = None) -> R
         prompt_words=tuple(models.vocab[i] for i in prompt_ids),
         skipped_prompt_words=tuple(skipped),
         vocab_size=models.size,
-        text=detokenize([models.vocab[i] for i in out]),
+        text=models.text(out),
         blocks=tuple(blocks),
         totals=totals(settings, blocks, first_alpha(models, cache, settings, prompt_ids, alphas)),
         check=distribution_check(settings, models, prompt_ids, out, tvs, cache),
@@ -88,16 +92,22 @@ def serve_path(settings: Settings, *, cache: RequestCache | None = None) -> Serv
     the exact check). A chain is `witness.serve.chain.serve_chains` with one seed. Always equal to
     the trace's totals.
     """
-    cache = RequestCache() if cache is None else cache
-    if is_chain(settings):
+    cache = (RequestCache() if cache is None else cache).of(settings.models)
+    if compiled_chain(settings):
         return serve_chains(settings, [settings.seed], cache=cache)[0]
-    models = tiny_models()
+    models = models_for(settings.models)
     prompt_ids, _ = models.encode(settings.prompt)
     alphas: list[float] = []
     blocks = draft_passes = target_passes = 0  # target passes: counted when verify is off
     scored: Counter[int] = Counter()
-    for _, _, block in _method_blocks(models, cache, settings, prompt_ids, _draws(cache, settings)):
-        alphas.extend(level.alpha for level in block.levels)
+    draws = _draws(cache, settings)
+    grids = SiblingGrids.of(settings, cache) if is_chain(settings) else None
+    for b, before, block in _method_blocks(models, cache, settings, prompt_ids, draws):
+        if grids is not None:  # the transformers' chain: every drafted token's α
+            drafted = chain_drafts(models, cache, settings, grids, b, prompt_ids + before, block)
+            alphas.extend(law.alpha for _, law in drafted)
+        else:
+            alphas.extend(level.alpha for level in block.levels)
         draft_passes += block.draft_passes
         target_passes += block.scored > 0
         if block.scored > 0:
@@ -147,7 +157,7 @@ class _Draws:
 
 
 def _chain_traces(
-    models: TinyModels, cache: RequestCache, s: Settings, prompt: list[int], draws: _Draws
+    models: Models, cache: RequestCache, s: Settings, prompt: list[int], draws: _Draws
 ) -> tuple[list[BlockTrace], list[int], list[float]]:
     """The chain's blocks as `witness.serve.chain` served them, each read into its record; the
     output; the exact TV of the emitted law from p at every drafted position."""
@@ -185,8 +195,71 @@ def _chain_traces(
     return blocks, out, tvs
 
 
+def _chain_traces_from_blocks(
+    models: Models, cache: RequestCache, s: Settings, prompt: list[int], draws: _Draws
+) -> tuple[list[BlockTrace], list[int], list[float]]:
+    """The transformers' chain, served block by block (`method_block` at width 1, whose
+    sibling 0 is the chain's draw), read into the chain's records."""
+    grids = SiblingGrids.of(s, cache)
+    blocks: list[BlockTrace] = []
+    tvs: list[float] = []
+    out: list[int] = []
+    for b, before, block in _method_blocks(models, cache, s, prompt, draws):
+        drafted = chain_drafts(models, cache, s, grids, b, prompt + before, block)
+        draft = [x for x, _ in drafted]
+        result = block.result
+        steps = tuple(
+            _draft_step(
+                models,
+                i,
+                x,
+                float(law.p[x]),
+                float(law.q[x]),
+                law.alpha,
+                float(grids.accept[b, i, 0]),
+                result,
+            )
+            for i, (x, law) in enumerate(drafted)
+        )
+        context = prompt + before
+        trace = _block_trace(models, cache, s, b, context, before, draft, steps, result, draws)
+        blocks.append(trace)
+        tvs.extend(level_tv(s, law) for _, law in drafted)
+        out = before + list(result.emitted[: s.tokens - len(before)])
+    return blocks, out, tvs
+
+
+def chain_drafts(
+    models: Models,
+    cache: RequestCache,
+    s: Settings,
+    grids: SiblingGrids,
+    b: int,
+    context: list[int],
+    block: MethodBlock,
+) -> list[tuple[int, Law]]:
+    """Every token a chain's block drafted, with the laws it was drafted from.
+
+    `method_block` walks only as far as verification reads; a chain's draft model proposes
+    all its tokens before the target's pass, so those after the first rejection are drafted
+    here too, from the same keyed uniforms (each is computed, then discarded, as a server's
+    draft computes and rolls them back)."""
+    drafted = [(level.siblings[0], level.law) for level in block.levels]
+    if block.result.first_rejection is None or len(drafted) >= block.depth:
+        return drafted
+    before, prev = context_pair(models, context)
+    for x, _ in drafted:
+        before, prev = models.advance(before, prev, x)
+    for i in range(len(drafted), block.depth):
+        law = cache.law(s.match, s.greedy, before, prev, s.draft_source == "adversary")
+        x = sample_from_cdf(law.q, law.q_cdf, float(grids.draft[b, i, 0]))
+        drafted.append((x, law))
+        before, prev = models.advance(before, prev, x)
+    return drafted
+
+
 def _block_trace(
-    models: TinyModels,
+    models: Models,
     cache: RequestCache,
     s: Settings,
     b: int,
@@ -232,7 +305,7 @@ def _block_trace(
 
 
 def _draft_step(
-    models: TinyModels, i: int, x: int, p: float, q: float, alpha: float, u: float, r: BlockResult
+    models: Models, i: int, x: int, p: float, q: float, alpha: float, u: float, r: BlockResult
 ) -> DraftStep:
     checked = r.verified and (r.first_rejection is None or i <= r.first_rejection)
     return DraftStep(
@@ -260,7 +333,7 @@ def _kinds(r: BlockResult) -> tuple[Kind, ...]:
 
 
 def _method_blocks(
-    models: TinyModels, cache: RequestCache, s: Settings, prompt: list[int], draws: _Draws
+    models: Models, cache: RequestCache, s: Settings, prompt: list[int], draws: _Draws
 ) -> Iterator[tuple[int, list[int], MethodBlock]]:
     """The blocks of a tree, typical acceptance or prompt lookup: each block's index, the
     output before it, and the block (its output cut to the room is what follows it)."""
@@ -278,7 +351,7 @@ def _method_blocks(
 
 
 def _method_traces(
-    models: TinyModels, cache: RequestCache, s: Settings, prompt: list[int], draws: _Draws
+    models: Models, cache: RequestCache, s: Settings, prompt: list[int], draws: _Draws
 ) -> tuple[list[BlockTrace], list[int], list[float]]:
     blocks: list[BlockTrace] = []
     tvs: list[float] = []
@@ -300,7 +373,7 @@ def _copied(block: MethodBlock) -> list[int | None]:
 
 
 def _method_trace(
-    models: TinyModels,
+    models: Models,
     s: Settings,
     b: int,
     context: list[int],
@@ -345,7 +418,7 @@ def _lookup(vocab: tuple[str, ...], block: MethodBlock) -> Lookup | None:
     return None if m is None else Lookup(tuple(vocab[t] for t in m.ngram), m.start)
 
 
-def _tree_level(models: TinyModels, i: int, level: Level) -> TreeLevel:
+def _tree_level(models: Models, i: int, level: Level) -> TreeLevel:
     vocab = models.vocab
     check = level.check
     tests = {t.index: t for t in check.tests} if check is not None else {}

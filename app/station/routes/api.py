@@ -33,7 +33,7 @@ from witness import Settings, acceptance_rate, output_distribution, residual
 from witness.cost.batching import batch_table
 from witness.judge.evaluation import evaluate, first_position
 from witness.judge.verdict import judged_trace, verdict_of
-from witness.models.lm import tiny_models
+from witness.models.pair import models_for
 
 BUSY: dict[int | str, dict[str, Any]] = {
     503: {
@@ -120,7 +120,7 @@ def _distributions(settings: Settings) -> Distributions:
     p, q = first_position(settings)
     return Distributions.model_validate(
         {
-            "vocab": list(tiny_models().vocab),
+            "vocab": list(models_for(settings.models).vocab),
             "alpha": float(acceptance_rate(p, q)),
             "p": p.tolist(),
             "q": q.tolist(),

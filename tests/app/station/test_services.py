@@ -109,6 +109,7 @@ OTHER: dict[str, object] = {
     "batch": 8,
     "context": 4096,
     "stack": "eager",
+    "models": "small-draft",
 }
 
 
