@@ -23,7 +23,7 @@ SLIDERS = ("match", "k", "draft_cost")
 SWITCHES = ("verify", "repair")
 WORKLOAD = ("prompt", "tokens", "ttft_ms", "tpot_ms")
 # The advanced drafting control: how a block's drafts are made and checked.
-DRAFTING = ("tree_width", "drafting", "acceptance", "draft_source")
+DRAFTING = ("tree_width", "drafting", "acceptance", "draft_source", "models")
 
 
 def _noted(name: str) -> dict[str, str]:
@@ -38,6 +38,7 @@ def _noted(name: str) -> dict[str, str]:
 # a choice the witness adds without a note in app/words/controls.toml is shown by its value
 # alone).
 CHOICE_NOTES: dict[str, dict[str, str]] = {
+    "models": _noted("models"),
     "drafting": _noted("drafting"),
     "acceptance": _noted("acceptance"),
     "draft_source": _noted("draft_source"),
@@ -71,20 +72,22 @@ class Option:
 
 @dataclass(frozen=True, slots=True)
 class DraftingView:
-    """The advanced drafting control: four settings and what they make of a block."""
+    """The advanced drafting control: four settings, the models, and what they make of a
+    block."""
 
     width: Control
     drafting: Control
     acceptance: Control
     draft_source: Control
+    models: Control
     summary: str  # what a full block drafts and who scores it, for these settings
     depth_note: str  # the deepest k this width allows
     notes: tuple[str, ...]  # what the acceptance rule and draft source give up or save
-    open: bool  # any of the four differs from its default, or was refused
+    open: bool  # any of the five differs from its default, or was refused
 
     @property
     def controls(self) -> tuple[Control, ...]:
-        return (self.width, self.drafting, self.acceptance, self.draft_source)
+        return (self.width, self.drafting, self.acceptance, self.draft_source, self.models)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,8 +214,15 @@ def depth_text(width: int) -> Sentence:
     )
 
 
+# What drafts with the transformers, named in their note.
+TRANSFORMER_DRAFT = {"early-exit": "layer-1 exit", "small-draft": "1-layer draft"}
+
+
 def _notes(s: Settings) -> tuple[Sentence, ...]:
     notes = []
+    if s.models != "ngram":
+        draft = TRANSFORMER_DRAFT[s.models]
+        notes.append(say("controls.note.transformers", match=f"{s.match:.2f}", draft=draft))
     if s.tokens - 1 < s.k:  # a block drafts no further than the request goes (room − 1)
         notes.append(_short_note(s.tokens))
     if s.tree_width == 1 and s.drafting == "distinct" and is_chain(s):
@@ -245,6 +255,7 @@ def _short_note(tokens: int) -> Sentence:
 def drafting_view(s: Settings, problems: tuple[FieldProblem, ...]) -> DraftingView:
     controls, opened = _group(DRAFTING, s, problems)
     return DraftingView(
+        models=controls["models"],
         width=controls["tree_width"],
         drafting=controls["drafting"],
         acceptance=controls["acceptance"],

@@ -1,0 +1,76 @@
+"""The station with the tiny transformers (`models` early-exit / small-draft): every part the
+page draws after a prediction answers, and speaks of the models it was served with."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.app.forms import PREDICTED
+
+# Every view of the station, with the settings that open its parts: a tree, typical
+# acceptance, prompt lookup, greedy, the switches, a priced machine, the ends of match and k.
+STATES = (
+    "",
+    "&match=0&k=16",
+    "&match=1",
+    "&tree_width=2&k=3",
+    "&acceptance=typical",
+    "&draft_source=lookup",
+    "&draft_source=adversary",
+    "&greedy=true",
+    "&repair=false",
+    "&verify=false",
+    "&machine=h200&batch=32&context=512",
+    "&tokens=1",
+)
+
+
+def _text(html: str) -> str:
+    html = re.sub(r"<script.*?</script>|<style.*?</style>", "", html, flags=re.S)
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
+
+
+@pytest.mark.parametrize("models", ["early-exit", "small-draft"])
+@pytest.mark.parametrize("state", STATES)
+def test_every_view_answers_with_the_transformers(
+    client: TestClient, models: str, state: str
+) -> None:
+    r = client.get(f"/station?models={models}&{PREDICTED}{state}")
+    assert r.status_code == 200, r.text[:400]
+    note = re.search(r'data-testid="object-models-note">(.*?)</p>', r.text, flags=re.S)
+    assert note is not None
+    said = _text(note.group(1))
+    assert "transformer" in said and "31 characters" in said and "trigram" not in said
+    drafts = "exit head" if models == "early-exit" else "separate 1-layer"
+    assert drafts in said
+    # The models' own menu entry is the one chosen.
+    assert re.search(rf'value="{models}"[^>]*checked', r.text)
+
+
+def test_the_ngrams_page_still_names_its_trigram(client: TestClient) -> None:
+    r = client.get(f"/station?{PREDICTED}")
+    note = re.search(r'data-testid="object-models-note">(.*?)</p>', r.text, flags=re.S)
+    assert note is not None and "trigram" in _text(note.group(1))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/trace?models=early-exit",
+        "/api/distributions?models=small-draft",
+        "/station/race?models=early-exit",
+        "/station/evidence?models=small-draft&match=0.2",
+    ],
+)
+def test_the_apis_and_fragments_answer_with_the_transformers(client: TestClient, path: str) -> None:
+    assert client.get(path).status_code == 200
+
+
+def test_a_request_past_the_trained_positions_is_refused_by_name(client: TestClient) -> None:
+    r = client.get("/api/trace?models=early-exit&tokens=256&k=16&prompt=" + "a" * 100)
+    assert r.status_code == 422
+    assert "320 positions" in r.text and "models" in r.text
