@@ -38,9 +38,14 @@
    the request on screen and a race, each at never-seen states (a match no law is kept for;
    verify and repair off in some), alternating; the results must be identical (else
    MISMATCH, exit 1). The compiled loop is kept because it is faster: ratio < 1.
+8. A never-seen state served by the tiny transformers (`models` early-exit and small-draft)
+   against the same state with the n-grams: the evidence fragment (`live_view`) and then the
+   k sweep, at a (match, k) never served on one running server's `Witness`, its prompt and
+   seeds seen (the texts kept, the transformers' trie of contexts warm, as the n-grams' tables
+   are), alternating. Budget: each transformer pair <= 4x the n-grams (median ratio).
 
 Medians and ratios from one run only; nothing here is asserted in pytest.
-Run from the repo root: `.venv/bin/python bench/witness.py [1] [5] [6] [7]` (those sections
+Run from the repo root: `.venv/bin/python bench/witness.py [1] [5] [6] [7] [8]` (those sections
 alone), or with no argument for every section (or `make bench`).
 """
 
@@ -618,6 +623,57 @@ def _as_plain(x: Any, asdict: Callable[[Any], Any]) -> Any:
     return {k: v for k, v in d.items() if k not in ("settings", "raced")}
 
 
+TRANSFORMER_BUDGET = 4.0
+
+
+def bench_transformers() -> bool:
+    """Section 8: a never-seen state served by the tiny transformers against the n-grams."""
+    app = AppSettings()
+    models = ("early-exit", "small-draft")
+    own = Witness(RequestCache(grids=GRIDS))  # one running server: texts and laws kept
+
+    def state(i: int, name: str) -> Any:
+        # A match no state has had (never served, never judged) on the prompt and seeds the
+        # server has seen: the texts are kept, the trie of contexts is warm.
+        s = Settings(match=round(0.3 + 0.0007 * i, 4), k=3 + i % 4)
+        return parse_state([*query(s), ("models", name)])
+
+    def view(st: Any) -> float:
+        # The evidence fragment, then the sweep (a request of its own): a state's whole cost.
+        return timed(lambda _: (live_view(st, app, own), own.sweep(st.settings)), 1)[0]
+
+    ms_by: dict[str, list[float]] = {"ngram": [], **{m: [] for m in models}}
+    ratios: dict[str, list[float]] = {m: [] for m in models}
+    for i in range(80):
+        names = ["ngram", *models]
+        order = list(range(len(names)))
+        if i % 2:
+            order.reverse()  # alternate which goes first
+        ms = [0.0] * len(names)
+        for j in order:
+            ms[j] = view(state(i, names[j]))
+        if i >= 10:  # warm-up: the texts, the trie along them, scipy
+            for name, value in zip(names, ms, strict=True):
+                ms_by[name].append(value)
+            for name, value in zip(models, ms[1:], strict=True):
+                ratios[name].append(value / ms[0])
+    print("\n8. A never-seen state with the tiny transformers (live_view, then the k sweep)")
+    print(f"   {'what':<52} {'median ms':>10} {'p90 ms':>8}")
+    for name, values in ms_by.items():
+        label = "the n-grams (reference)" if name == "ngram" else f"models {name}"
+        print(f"   {label:<52} {statistics.median(values):>10.2f} {p90(values):>8.2f}")
+    ok = True
+    for name, values in ratios.items():
+        ratio = statistics.median(values)
+        ok &= ratio <= TRANSFORMER_BUDGET
+        verdict = "ok" if ratio <= TRANSFORMER_BUDGET else "OVER BUDGET"
+        print(
+            f"   {name} / n-grams: {ratio:.2f} (median of {len(values)} pairs; budget <= "
+            f"{TRANSFORMER_BUDGET:g}): {verdict}"
+        )
+    return ok
+
+
 def main() -> int:
     cpus = os.cpu_count()
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cpus
@@ -633,6 +689,7 @@ def main() -> int:
         ok = (bench_machine() if "5" in only else True) and ok
         ok = (bench_ensemble() if "6" in only else True) and ok
         ok = (bench_compiled_chain() if "7" in only else True) and ok
+        ok = (bench_transformers() if "8" in only else True) and ok
         return 0 if ok else 1
     bench_slider()
     if not bench_simulation():
@@ -644,7 +701,8 @@ def main() -> int:
     bench_methods()
     machine_ok = bench_machine()
     chain_ok = bench_compiled_chain()
-    return 0 if bench_ensemble() and machine_ok and chain_ok else 1
+    transformers_ok = bench_transformers()
+    return 0 if bench_ensemble() and machine_ok and chain_ok and transformers_ok else 1
 
 
 if __name__ == "__main__":
