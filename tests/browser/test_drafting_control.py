@@ -128,3 +128,21 @@ def test_a_tree_state_is_axe_clean(page: Page) -> None:
     axe(page, "tree, top drafting, typical acceptance")
     expect_state = page.get_by_test_id("drafting-note").first
     expect(expect_state).to_contain_text("not lossless")
+
+
+def test_the_models_switch_live_by_keyboard_and_the_transformer_state_is_axe_clean(
+    page: Page,
+) -> None:
+    page.goto(SKIPPED)
+    page.get_by_test_id("drafting-toggle").click()
+    with page.expect_response(is_evidence) as answer:
+        page.locator("#in-models-early-exit").check()  # a radio: Space or a click checks it
+    assert answer.value.status == 200
+    expect(page).to_have_url(re.compile(r"[?&]models=early-exit(&|$)"))
+    note = page.get_by_test_id("drafting-note").first
+    expect(note).to_contain_text("layer-1 exit alone")
+    # The served request is the transformers': characters, shown as tokens.
+    page.goto(f"{SKIPPED}&models=small-draft")
+    expect(page.get_by_test_id("drafting")).to_have_attribute("open", "")
+    expect(page.locator("#in-models-small-draft")).to_be_checked()
+    axe(page, "the tiny transformers, the 1-layer draft")
