@@ -17,8 +17,9 @@ verifying pass over k + 1 positions itself is `witness.neural.model.Transformer.
 
 Memory is bounded: the keys, values and laws live in at most `SLOTS` slots, and when they are
 full every slot is dropped at once (node ids stay valid: each node keeps its parent and token,
-so a dropped node is recomputed from its ancestors on the next read). The lock makes the
-trie safe for the server's worker threads.
+so a dropped node is recomputed from its ancestors on the next read); past `NODES_MAX` nodes
+the next request starts a new generation of the trie, whose ids never repeat the old ones'.
+The lock makes the trie safe for the server's worker threads.
 """
 
 from __future__ import annotations
@@ -39,8 +40,15 @@ IntpArray = NDArray[np.intp]
 START = VOCAB.index("\n")
 # Slots of keys, values and laws (~6 kB each): 16 384 are ~100 MB a process.
 SLOTS = 16_384
-# The three laws a node yields, in `Node.laws` order.
+# Nodes the trie keeps (~150 B each besides their slots): past this, the next request starts a
+# new generation of it (a long-running server explores without bound).
+NODES_MAX = 500_000
+# The three laws a node yields, in `ContextTree.laws` order.
 TARGET, EXIT, SMALL = 0, 1, 2
+
+
+class ContextDropped(LookupError):
+    """A node of a generation of the trie since dropped (`ContextTree.path`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +67,7 @@ class Past:
 class ContextTree:
     """The trie of contexts of one model pair (`witness.neural.model.TinyPair`)."""
 
-    def __init__(self, pair: TinyPair, slots: int = SLOTS) -> None:
+    def __init__(self, pair: TinyPair, slots: int = SLOTS, nodes_max: int = NODES_MAX) -> None:
         self.pair = pair
         self._models = (pair.target, pair.draft)
         t, d = pair.target.config, pair.draft.config
@@ -69,21 +77,33 @@ class ContextTree:
         self.max_positions = min(t.context, d.context)
         self._slots = slots
         self._lock = threading.RLock()
-        # Per node, forever: its parent (-1 for the root), its token and its position.
-        self._parent: list[int] = [-1]
-        self._token: list[int] = [START]
-        self._depth: list[int] = [0]
-        self._children: dict[tuple[int, int], int] = {}
+        self._nodes_max = nodes_max
+        self._next = 0  # node ids are never reused: a dropped one is refused, never misread
+        self._new_generation()
         self._clear_slots()
 
     # ----------------------------------------------------------------------- the trie
 
+    def _new_generation(self) -> None:
+        """Forget every node and start from a new root. Per node: its parent (-1 for the
+        root), its token and its position."""
+        self._nodes: dict[int, tuple[int, int, int]] = {self._next: (-1, START, 0)}
+        self._children: dict[tuple[int, int], int] = {}
+        self._root = self._next
+        self._next += 1
+
     @property
     def root(self) -> int:
-        return 0
+        return self._root
 
     def __len__(self) -> int:
-        return len(self._parent)
+        return len(self._nodes)
+
+    def _node(self, node: int) -> tuple[int, int, int]:
+        found = self._nodes.get(node)
+        if found is None:
+            raise ContextDropped(f"context {node} was dropped with its generation of the trie")
+        return found
 
     def child(self, node: int, token: int) -> int:
         """The node of ``node``'s context followed by ``token`` (made, not computed)."""
@@ -94,34 +114,46 @@ class ContextTree:
         with self._lock:
             found = self._children.get(key)
             if found is None:
-                if self._depth[node] + 1 >= self.max_positions:
+                depth = self._node(node)[2] + 1
+                if depth >= self.max_positions:
                     raise ValueError(
-                        f"a context of {self._depth[node] + 2} positions: the transformers "
-                        f"were trained on {self.max_positions}"
+                        f"a context of {depth + 1} positions: the transformers were trained "
+                        f"on {self.max_positions}"
                     )
-                found = len(self._parent)
-                self._parent.append(node)
-                self._token.append(token)
-                self._depth.append(self._depth[node] + 1)
+                found = self._next
+                self._next += 1
+                self._nodes[found] = (node, token, depth)
                 self._children[key] = found
             return found
 
-    def path(self, tokens: list[int] | tuple[int, ...], node: int = 0) -> int:
-        """The node of ``node``'s context followed by ``tokens``."""
+    def path(self, tokens: list[int] | tuple[int, ...], node: int | None = None) -> int:
+        """The node of ``node``'s context (the root's: None) followed by ``tokens``.
+
+        A trie past `nodes_max` nodes starts a new generation here, at a request's start:
+        ids already handed out are never reused, so a law cached under one stays true."""
+        if node is None:
+            if len(self._nodes) > self._nodes_max:
+                with self._lock:
+                    if len(self._nodes) > self._nodes_max:
+                        self._new_generation()
+                        self._clear_slots()
+            node = self._root
         for t in tokens:
             node = self.child(node, t)
         return node
 
     def depth(self, node: int) -> int:
         """Tokens in the node's context after the paragraph break."""
-        return self._depth[node]
+        return self._node(node)[2]
 
     def tokens(self, node: int) -> list[int]:
         """The node's context after the paragraph break."""
         out: list[int] = []
-        while node > 0:
-            out.append(self._token[node])
-            node = self._parent[node]
+        parent, token, _ = self._node(node)
+        while parent >= 0:
+            out.append(token)
+            node = parent
+            parent, token, _ = self._node(node)
         return out[::-1]
 
     # ----------------------------------------------------------------------- the laws
@@ -150,7 +182,8 @@ class ContextTree:
             children = [self.child(n, t) for n, t in zip(nodes, tokens, strict=True)]
             if past is None:
                 past = self._gather(nodes)
-            keys, values, laws = self._step(np.asarray(tokens), past, self._depth[nodes[0]] + 1)
+            depth = self._node(nodes[0])[2] + 1
+            keys, values, laws = self._step(np.asarray(tokens), past, depth)
             for i, c in enumerate(children):
                 if c not in self._slot:
                     self._store(c, keys[:, i], values[:, i], laws[i])
@@ -172,17 +205,15 @@ class ContextTree:
         n = node
         while n >= 0 and n not in self._slot:
             chain.append(n)
-            n = self._parent[n]
+            n = self._node(n)[0]
         chain.reverse()
-        past = self._gather([self._parent[chain[0]]]) if chain[0] > 0 else None
-        if past is None:  # the root: the paragraph break at position 0, nothing before it
+        if n >= 0:
+            past = self._gather([n])
+        else:  # the root: the paragraph break at position 0, nothing before it
             past = self._empty(1)
-            keys, values, laws = self._step(np.array([START]), past, 0)
-            self._store(0, keys[:, 0], values[:, 0], laws[0])
-            past = Past(_append(past.keys, keys), _append(past.values, values))
-            chain = chain[1:]
         for c in chain:
-            keys, values, laws = self._step(np.array([self._token[c]]), past, self._depth[c])
+            _, token, depth = self._node(c)
+            keys, values, laws = self._step(np.array([token]), past, depth)
             self._store(c, keys[:, 0], values[:, 0], laws[0])
             past = Past(_append(past.keys, keys), _append(past.values, values))
         return self._slot[node]
@@ -195,7 +226,7 @@ class ContextTree:
             n = node
             while n >= 0:
                 path.append(n)
-                n = self._parent[n]
+                n = self._node(n)[0]
             paths.append(path[::-1])
         for path in paths:
             for n in path:

@@ -18,7 +18,7 @@ from witness.judge.adaptive import race
 from witness.judge.ensemble import serve_ensemble
 from witness.judge.expected import exact_ensemble, texts_for
 from witness.models.cache import RequestCache
-from witness.neural.contexts import EXIT, SMALL, START, TARGET, ContextTree
+from witness.neural.contexts import EXIT, SMALL, START, TARGET, ContextDropped, ContextTree
 from witness.neural.corpus import encode
 from witness.neural.model import softmax, tiny_pair
 from witness.neural.served import transformer_models
@@ -180,3 +180,16 @@ def test_characters_are_shown_visibly() -> None:
     ids, skipped = m.encode("Hi, GPU!")
     assert m.text(ids) == "hi, gpu" and skipped == ["!"]
     assert m.vocab[m.index[" "]] == "␣"
+
+
+def test_a_new_generation_of_the_trie_never_reuses_a_node_id() -> None:
+    pair = tiny_pair()
+    tree = ContextTree(pair, nodes_max=30)
+    old = tree.path(encode("the draft model proposes").tolist())  # 25 nodes
+    laws = tree.laws(old)
+    tree.path(encode("then the target").tolist())  # past 30: the next request starts anew
+    fresh = tree.path(encode("the draft model proposes").tolist())
+    assert fresh > old and np.array_equal(tree.laws(fresh), laws)
+    # The teeth: an id from the dropped generation is refused, never read as another context.
+    with pytest.raises(ContextDropped):
+        tree.child(old, 5)
