@@ -21,6 +21,11 @@ and the H200's timed passes (CUDA graphs). From v(5), c and the committed tokens
 pass at k = 4 (`witness/neural/weights/train-log.json`), the speedup k = 4 would give here (not
 timed end to end).
 
+The calls and their interleaved rounds are `witness.neural.timing`'s, which the station's
+`/roofline` page also times (over s = 1 to 16, the best of a few rounds, once per server
+process); this script runs them for many more rounds, on a quiet machine, and reports the
+medians and their spread.
+
 Medians and ratios from one run only; nothing here is asserted in pytest.
 Run from the repo root: `.venv/bin/python bench/neural_passes.py [--repeats N] [--json PATH]`
 (~10 s).
@@ -38,7 +43,6 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,18 +52,19 @@ import numpy as np  # noqa: E402
 
 from witness.core.settings import Settings  # noqa: E402
 from witness.cost.costing import costing  # noqa: E402
-from witness.neural.corpus import CORPUS_SEED, corpus, encode  # noqa: E402
 from witness.neural.model import TinyPair, tiny_pair  # noqa: E402
-
-TRAIN_LOG = (
-    Path(__file__).resolve().parent.parent / "witness" / "neural" / "weights" / "train-log.json"
+from witness.neural.timing import (  # noqa: E402
+    K,
+    committed_tokens_per_pass,
+    pass_calls,
+    time_rounds,
 )
+
 PROMPT = 64
 WIDTHS = (1, 2, 4, 5, 8, 16)
 REPEATS = 1_000
 WARMUP = 50
 CHUNKS = 5
-K = 4  # the drafts a verifying pass of 5 positions checks: the committed log's k
 
 
 def cpu_model() -> str | None:
@@ -77,30 +82,8 @@ def cpu_model() -> str | None:
 def _calls(
     pair: TinyPair, prompt: int
 ) -> tuple[dict[str, Callable[[], object]], Callable[[], None]]:
-    """Each timed pass, as a call on caches holding `prompt` positions of the corpus, and the
-    rollback that returns both caches to those positions (run after each call, untimed)."""
-    tokens = encode(corpus(CORPUS_SEED, prompt + max(WIDTHS) + 200))
-    head, after = tokens[:prompt], tokens[prompt:]
-    target_cache = pair.target.new_cache()
-    pair.target.forward(head, target_cache)
-    draft_cache = pair.draft.new_cache()
-    pair.draft.forward(head, draft_cache)
-    # Room for the longest pass, so no timed call grows the arrays.
-    target_cache.reserve(prompt + max(WIDTHS))
-    draft_cache.reserve(prompt + 1)
-    early = pair.early_exit
-
-    calls: dict[str, Callable[[], object]] = {
-        f"target_{s}": partial(pair.target.forward, after[:s], target_cache) for s in WIDTHS
-    }
-    calls["early_exit"] = partial(early.forward, after[:1], target_cache)
-    calls["draft"] = partial(pair.draft.forward, after[:1], draft_cache)
-
-    def reset() -> None:
-        target_cache.truncate(prompt)
-        draft_cache.truncate(prompt)
-
-    return calls, reset
+    """The timed passes at this script's widths (`witness.neural.timing.pass_calls`)."""
+    return pass_calls(pair, prompt, WIDTHS)
 
 
 def measure(
@@ -115,17 +98,7 @@ def measure(
     pair = tiny_pair()
     calls, reset = _calls(pair, prompt)
     names = list(calls)
-    times: dict[str, list[float]] = {name: [] for name in names}
-    rng = np.random.default_rng(seed)
-    for round_ in range(warmup + repeats):
-        for i in rng.permutation(len(names)):
-            name = names[int(i)]
-            start = time.perf_counter()
-            calls[name]()
-            elapsed = time.perf_counter() - start
-            reset()
-            if round_ >= warmup:
-                times[name].append(elapsed)
+    times = time_rounds(calls, reset, repeats=repeats, warmup=warmup, seed=seed)
 
     def ratios(rows: dict[str, list[float]]) -> dict[str, float]:
         step = statistics.median(rows["target_1"])
@@ -166,14 +139,7 @@ def station_prices() -> dict[str, dict[str, float]]:
 
 def tokens_per_pass() -> dict[str, float] | None:
     """The committed log's tokens per verifying pass at k = 4, per draft (None if absent)."""
-    try:
-        log = json.loads(TRAIN_LOG.read_text(encoding="utf-8"))
-        measured = log["measured"]
-        if int(measured["k"]) != K:
-            return None
-        return {name: float(x) for name, x in measured["tokens_per_pass"].items()}
-    except (OSError, KeyError, ValueError, TypeError):
-        return None
+    return committed_tokens_per_pass()
 
 
 def report(figures: dict[str, Any], prices: dict[str, dict[str, float]]) -> str:

@@ -1,6 +1,7 @@
 """The measured roofline in a real browser: from the station's evidence, "Measure on this
-server" swaps the panel in place (chart and table), from the mouse and from the keyboard;
-axe finds nothing; without JavaScript the same link opens the panel's own page.
+server" swaps the panel in place (chart and table, and the tiny transformers' passes timed
+beside the roofline's price), from the mouse and from the keyboard; axe finds nothing;
+without JavaScript the same link opens the panel's own page.
 
 The live server measures for real (the 128 MiB matrix, ~2 s, once for the whole session),
 so the first wait is generous. Every test also passes through the autouse ``monitor``
@@ -21,6 +22,7 @@ SKIP = "pred=skip&base=0.6,4,0.1,1,1,0"  # a recorded skip: the evidence is open
 MEASURING = 60_000  # ms: the first request times the real matrix on a shared machine
 LABEL = "Measured on this server (not part of the deterministic witness)"
 WIDTHS = ["1", "2", "4", "8", "16", "32", "64"]
+POSITIONS = [str(s) for s in range(1, 17)]  # the tiny target's pass over s new positions
 
 
 def is_panel(response: Response) -> bool:
@@ -44,6 +46,34 @@ def _check_panel(page: Page) -> None:
         re.compile(r"^64 vectors cost \d+\.\d\d× one vector: ")
     )
     expect(panel.get_by_test_id("roofline-machine")).to_contain_text("numpy")
+    _check_passes(page)
+
+
+def _check_passes(page: Page) -> None:
+    """The tiny transformers' passes, timed on this server, beside the roofline's price."""
+    passes = page.get_by_test_id("roofline-passes")
+    expect(passes).to_be_visible()
+    expect(passes.get_by_test_id("roofline-passes-verify")).to_have_text(
+        re.compile(
+            r"^Verifying 4 drafts is one target pass over 5 positions: here it .*\d\.\d\d steps"
+        )
+    )
+    chart = passes.get_by_test_id("chart-roofline-passes")
+    expect(chart).to_be_visible()
+    expect(chart.locator("circle.m-measured")).to_have_count(len(POSITIONS))
+    expect(chart.locator("rect.m-model")).to_have_count(len(POSITIONS))
+    expect(chart.get_by_test_id("roofline-passes-timed-label")).to_have_text("timed here")
+    expect(chart.get_by_test_id("roofline-passes-roofline-label")).to_have_text("roofline")
+    # The numbers are folded under the chart; a click (or Enter) on the summary opens them.
+    numbers = passes.get_by_test_id("roofline-passes-numbers")
+    numbers.locator("summary").click()
+    expect(numbers).to_have_attribute("open", "")
+    rows = passes.get_by_test_id("roofline-passes-table").locator("tbody tr")
+    expect(rows.first).to_be_visible()
+    expect(rows).to_have_count(len(POSITIONS))
+    assert rows.locator("th").all_inner_texts() == POSITIONS
+    expect(rows.first.locator("td").nth(1)).to_have_text("1.00")
+    expect(passes.get_by_test_id("roofline-passes-machines")).to_contain_text("NVIDIA H200")
 
 
 def test_measure_on_this_server_swaps_the_panel_in_and_is_axe_clean(page: Page) -> None:
@@ -75,13 +105,16 @@ def test_the_entry_and_the_panel_work_from_the_keyboard(page: Page) -> None:
         page.keyboard.press("Enter")
     expect(page.get_by_test_id("roofline")).to_be_visible(timeout=MEASURING)
     _check_panel(page)
-    # The chart and the table scroll sideways on a phone: each is a tab stop.
-    figure = page.locator("#roofline figure.chart")
-    figure.focus()
-    expect(figure).to_be_focused()
-    table = page.get_by_test_id("roofline-table-wrap")
-    table.focus()
-    expect(table).to_be_focused()
+    # The charts and the tables scroll sideways on a phone: each is a tab stop.
+    figures = page.locator("#roofline figure.chart")
+    expect(figures).to_have_count(2)  # the roofline, and the tiny transformers' passes
+    for figure in figures.all():
+        figure.focus()
+        expect(figure).to_be_focused()
+    for wrap in ("roofline-table-wrap", "roofline-passes-table-wrap"):
+        table = page.get_by_test_id(wrap)
+        table.focus()
+        expect(table).to_be_focused()
 
 
 def test_without_javascript_the_link_opens_the_page(
@@ -98,7 +131,7 @@ def test_without_javascript_the_link_opens_the_page(
     context.close()
 
 
-def test_at_390px_the_chart_scales_to_the_width(page: Page) -> None:
+def test_at_390px_the_charts_scale_to_the_width(page: Page) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto("/roofline")
     _check_panel(page)
@@ -106,8 +139,10 @@ def test_at_390px_the_chart_scales_to_the_width(page: Page) -> None:
         "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
     assert wide <= 0, f"the page scrolls sideways by {wide} px"
-    fits = page.locator("#roofline figure.chart").evaluate(
-        "el => el.querySelector('svg').getBoundingClientRect().right"
-        " <= el.getBoundingClientRect().right + 0.5 && el.scrollWidth <= el.clientWidth + 1"
-    )
-    assert fits, "the chart does not scale to the phone's width"
+    for figure in page.locator("#roofline figure.chart").all():
+        fits = figure.evaluate(
+            "el => el.querySelector('svg').getBoundingClientRect().right"
+            " <= el.getBoundingClientRect().right + 0.5 && el.scrollWidth <= el.clientWidth + 1"
+        )
+        assert fits, "a chart does not scale to the phone's width"
+    axe(page, "the measured roofline's own page on a phone")

@@ -73,7 +73,7 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms"
 
 
-def _step(top: float) -> float:
+def tick_step(top: float) -> float:
     """A 1-2-5 tick step giving at most six ticks up to ``top``."""
     base = 10.0 ** math.floor(math.log10(top / 6))
     return next(m * base for m in (1.0, 2.0, 5.0, 10.0) if top / (m * base) <= 6)
@@ -83,7 +83,7 @@ def roofline_chart(m: MeasuredRoofline, sentence: str) -> RooflineChart:
     widest = m.widest.width
     span = max(math.log2(widest), 1.0)
     values_ms = [p.seconds * 1e3 for p in m.points] + [p.model_seconds * 1e3 for p in m.points]
-    step = _step(max(values_ms) * 1.1)
+    step = tick_step(max(values_ms) * 1.1)
     top = step * math.ceil(max(values_ms) * 1.1 / step)
 
     def x(n: float) -> float:

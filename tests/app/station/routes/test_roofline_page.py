@@ -46,9 +46,15 @@ def client(calls: list[int]) -> Iterator[TestClient]:
         yield c
 
 
-def _rows(html: str) -> list[list[str]]:
-    body = re.search(r'data-testid="roofline-table">.*?<tbody>(.*?)</tbody>', html, re.S)
-    assert body is not None, "no roofline table"
+def _svg(html: str, testid: str) -> str:
+    found = re.search(rf'<svg[^>]*data-testid="{testid}".*?</svg>', html, re.S)
+    assert found is not None, f"no {testid}"
+    return found.group(0)
+
+
+def _rows(html: str, testid: str = "roofline-table") -> list[list[str]]:
+    body = re.search(rf'data-testid="{testid}">.*?<tbody>(.*?)</tbody>', html, re.S)
+    assert body is not None, f"no {testid}"
     return [
         [unescape(c) for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
         for row in re.findall(r"<tr>(.*?)</tr>", body.group(1))
@@ -69,8 +75,9 @@ def test_the_page_stands_alone_with_the_label_chart_and_table(
     view = roofline_view(small)
     assert unescape(html).count(view.sentence) >= 2  # said in words, and in the chart's title
     assert find(html, data_testid="chart-roofline", role="img")
-    assert html.count('class="m-measured"') == len(small.points) + 1  # + the legend's
-    assert html.count('class="m-model"') == len(small.points) + 1
+    chart = _svg(html, "chart-roofline")
+    assert chart.count('class="m-measured"') == len(small.points) + 1  # + the legend's
+    assert chart.count('class="m-model"') == len(small.points) + 1
     assert _rows(html) == [
         [row.width, row.ms, row.ratio, row.gb_per_s, row.gflop_per_s, row.model_ms]
         for row in view.rows
