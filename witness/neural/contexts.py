@@ -75,6 +75,8 @@ class ContextTree:
         self.heads, self.head_dim = t.n_heads, t.head_dim
         self.vocab = t.vocab
         self.max_positions = min(t.context, d.context)
+        if slots < self.max_positions:
+            raise ValueError(f"{slots} slots cannot hold one context of {self.max_positions}")
         self._slots = slots
         self._lock = threading.RLock()
         self._nodes_max = nodes_max
@@ -160,13 +162,16 @@ class ContextTree:
 
     def laws(self, node: int) -> FloatArray:
         """The node's [3, vocab] next-token laws (target, exit, 1-layer draft), read-only."""
-        slot = self._slot.get(node)
-        if slot is None:
+        # One dict read outside the lock: a clear swaps the dict, and a reader still holding
+        # the old one reads true laws (they are pure), never another node's.
+        found = self._law_of.get(node)
+        if found is None:
             with self._lock:
-                slot = self._slot.get(node)
-                if slot is None:
-                    slot = self._compute(node)
-        return self._laws[slot]
+                found = self._law_of.get(node)
+                if found is None:
+                    self._compute(node)
+                    found = self._law_of[node]
+        return found
 
     def laws_batch(self, nodes: IntpArray) -> FloatArray:
         """[len(nodes), 3, vocab] laws of many nodes (each computed if it is not held)."""
@@ -228,11 +233,20 @@ class ContextTree:
                 path.append(n)
                 n = self._node(n)[0]
             paths.append(path[::-1])
-        for path in paths:
-            for n in path:
-                if n not in self._slot:
-                    self._compute(n)
-        slots = np.array([[self._slot[n] for n in path] for path in paths], dtype=np.intp)
+        if sum(len(path) for path in paths) > self._slots:
+            raise ValueError(f"{len(paths)} contexts hold more positions than {self._slots} slots")
+        # Computing a missing node may fill the slots and drop them all: compute until every
+        # node of every path is held at once (the second round always fits: SLOTS is far
+        # above a batch's positions).
+        while True:
+            for path in paths:
+                for n in path:
+                    if n not in self._slot:
+                        self._compute(n)
+            held = [[self._slot.get(n) for n in path] for path in paths]
+            if all(slot is not None for row in held for slot in row):
+                break
+        slots = np.array(held, dtype=np.intp)
         # [batch, positions, layers, heads, head_dim] -> per layer [batch, heads, positions, dim]
         k = self._keys[slots].transpose(2, 0, 3, 1, 4)
         v = self._values[slots].transpose(2, 0, 3, 1, 4)
@@ -280,7 +294,7 @@ class ContextTree:
         slot = len(self._slot)
         self._keys[slot] = keys
         self._values[slot] = values
-        self._laws.append(_frozen(laws))
+        self._law_of[node] = _frozen(laws)
         self._slot[node] = slot
 
     def _clear_slots(self) -> None:
@@ -289,7 +303,7 @@ class ContextTree:
         self._keys = np.zeros((0, self.layers, self.heads, self.head_dim))
         self._values = np.zeros_like(self._keys)
         # Laws are their own arrays, not views of a store: one handed out outlives a clear.
-        self._laws: list[FloatArray] = []
+        self._law_of: dict[int, FloatArray] = {}
         self._grow(min(self._slots, 1024))
 
     def _grow(self, capacity: int) -> None:

@@ -108,17 +108,20 @@ def test_the_trie_computes_what_a_full_recomputation_does() -> None:
 def test_a_contexts_rows_are_the_same_bits_whatever_computed_them() -> None:
     pair = tiny_pair()
     prompt = encode("the target verifies").tolist()
-    one, batched = ContextTree(pair), ContextTree(pair, slots=64)
+    one, batched = ContextTree(pair), ContextTree(pair, slots=320)
     base = batched.path(prompt)
     children, past = batched.extend([base] * 3, [5, 6, 7], None)
     grand, _ = batched.extend(children, [9, 9, 9], past)
     for j, t in enumerate((5, 6, 7)):
         alone = one.laws(one.path([*prompt, t, 9]))
         assert np.array_equal(alone, batched.laws(grand[j]))
-    # Slots dropped (64 are full after a long walk) are recomputed to the same bits.
-    deep = batched.path([*prompt, *([10] * 60)])
-    batched.laws(deep)
+    # Slots dropped (all 320 are full after two long walks) are recomputed to the same bits.
+    for t in (10, 11):
+        batched.laws(batched.path([*prompt, *([t] * 200)]))
+    assert batched.nodes_held() < 320
     assert np.array_equal(batched.laws(grand[1]), one.laws(one.path([*prompt, 6, 9])))
+    again, _ = batched.extend([grand[1]], [12], None)  # a gather across the dropped slots
+    assert np.array_equal(batched.laws(again[0]), one.laws(one.path([*prompt, 6, 9, 12])))
 
 
 @pytest.mark.parametrize("models", MODELS)
