@@ -11,21 +11,17 @@ from fastapi.testclient import TestClient
 
 from tests.app.forms import PREDICTED
 
-# Every view of the station, with the settings that open its parts: a tree, typical
-# acceptance, prompt lookup, greedy, the switches, a priced machine, the ends of match and k.
+# The station's views, with the settings that open their parts: a tree with typical
+# acceptance, prompt lookup greedy, the switches, a priced machine, the ends of match, k and
+# the length (the witness's tests serve every method with the transformers).
 STATES = (
     "",
     "&match=0&k=16",
-    "&match=1",
-    "&tree_width=2&k=3",
-    "&acceptance=typical",
-    "&draft_source=lookup",
-    "&draft_source=adversary",
-    "&greedy=true",
+    "&tree_width=2&k=3&acceptance=typical",
+    "&draft_source=lookup&greedy=true",
     "&repair=false",
-    "&verify=false",
+    "&verify=false&tokens=1",
     "&machine=h200&batch=32&context=512",
-    "&tokens=1",
 )
 
 
