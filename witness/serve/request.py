@@ -224,7 +224,8 @@ def _chain_traces_from_blocks(
         context = prompt + before
         trace = _block_trace(models, cache, s, b, context, before, draft, steps, result, draws)
         blocks.append(trace)
-        tvs.extend(level_tv(s, law) for _, law in drafted)
+        mode = mode_of(s.verify, s.repair)
+        tvs.extend(law.tv(mode) for _, law in drafted)  # the chain's law, as the n-grams'
         out = before + list(result.emitted[: s.tokens - len(before)])
     return blocks, out, tvs
 
