@@ -222,7 +222,8 @@ class Settings(BaseModel):
         description="ngram: a word trigram target and a bigram draft (exact and instant); "
         "early-exit: a 4-layer character transformer whose first layer and exit head draft; "
         "small-draft: the same target with a separate 1-layer transformer drafting. The "
-        "transformers run in numpy with KV caches (witness.neural).",
+        "transformers run in numpy with KV caches (witness.neural). On a machine, early-exit "
+        "prices the draft as the pair's target through its first quarter of layers.",
     )
     machine: Annotated[Machine, Affects.PASS_PRICE] = Field(
         "custom",
