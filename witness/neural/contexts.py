@@ -34,8 +34,6 @@ from witness.neural.cache import FloatArray
 from witness.neural.corpus import VOCAB
 from witness.neural.model import TinyPair, Transformer, gelu, rms_norm, rope, softmax
 
-IntpArray = NDArray[np.intp]
-
 # Every text starts after a paragraph break, as every paragraph of the corpus does.
 START = VOCAB.index("\n")
 # Slots of keys, values and laws (~6 kB each): 16 384 are ~100 MB a process.
@@ -144,20 +142,6 @@ class ContextTree:
             node = self.child(node, t)
         return node
 
-    def depth(self, node: int) -> int:
-        """Tokens in the node's context after the paragraph break."""
-        return self._node(node)[2]
-
-    def tokens(self, node: int) -> list[int]:
-        """The node's context after the paragraph break."""
-        out: list[int] = []
-        parent, token, _ = self._node(node)
-        while parent >= 0:
-            out.append(token)
-            node = parent
-            parent, token, _ = self._node(node)
-        return out[::-1]
-
     # ----------------------------------------------------------------------- the laws
 
     def laws(self, node: int) -> FloatArray:
@@ -172,10 +156,6 @@ class ContextTree:
                     self._compute(node)
                     found = self._law_of[node]
         return found
-
-    def laws_batch(self, nodes: IntpArray) -> FloatArray:
-        """[len(nodes), 3, vocab] laws of many nodes (each computed if it is not held)."""
-        return np.stack([self.laws(int(n)) for n in nodes])
 
     def extend(
         self, nodes: list[int], tokens: list[int], past: Past | None

@@ -23,10 +23,6 @@ from witness.neural.model import tiny_pair
 # How a character is shown as a token: the space and the paragraph break would be invisible.
 SHOWN = {" ": "␣", "\n": "⏎"}
 DRAFT_ROW = {"early-exit": EXIT, "small-draft": SMALL}
-TITLE = {
-    "early-exit": "the 4-layer transformer, drafted by its own layer 1 and exit head",
-    "small-draft": "the 4-layer transformer, drafted by a separate 1-layer transformer",
-}
 
 
 class TransformerModels:
