@@ -24,6 +24,7 @@ against the other (`witness.judge.ensemble.compare` refuses it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,7 @@ from witness.models.pair import Models, models_for
 from witness.models.texts import Texts, draw_texts
 
 FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
 
 
 def exact_applies(s: Settings) -> bool:
@@ -80,7 +82,7 @@ def acceptance(
     """P(a draft at each text position is accepted | the token there), and α there.
 
     α at a context is Σ min(p, q) = 1 − (1 − m)·TV(p, d): linear in the match, so the
-    distance of the draft from the target is read from a table per context.
+    distance of the draft from the target is read once per context (`_laws_along`).
 
     Examples
     --------
@@ -92,55 +94,63 @@ def acceptance(
     >>> bool((z.accept < 1e-12).all())  # p's least likely word is never the text's here
     True
     """
-    if texts.p_rows is not None and texts.d_rows is not None:
-        return _acceptance_along(texts, texts.p_rows, texts.d_rows, match, adversary)
-    models = tiny_models() if models is None else models
-    rows = texts.rows
+    laws = _laws_along(texts, models)
     if texts.greedy:
         # q's argmax as the served request blends it (m·p + (1 − m)·d, then argmax).
-        s = models.target_rows[rows[0]]
+        s = laws.target(0)
         if adversary:
             d = np.zeros_like(s)
-            d[np.arange(s.shape[0]), models.target_argmin[rows[0]]] = 1.0
+            d[np.arange(s.shape[0]), laws.least()[0]] = 1.0
         else:
-            d = models.draft_rows[models.prev_of_row[rows[0]]]
+            d = laws.draft(0)
         q = match * s + (1.0 - match) * d
         hit = (q.argmax(axis=1) == texts.token[0]).astype(np.float64)
-        every = np.broadcast_to(hit, rows.shape)  # the one text, at every seed
+        every = np.broadcast_to(hit, texts.rows.shape)  # the one text, at every seed
         return Acceptance(every, every)
     if adversary:
-        least = models.target_argmin[rows]
+        least = laws.least()
         ratio = np.where(texts.token == least, 1.0 / texts.p, 0.0)
-        tv = 1.0 - models.target_rows[rows, least]
+        tv = 1.0 - laws.p_at(least)
     else:
         ratio = texts.d / texts.p
-        tv = models.draft_tv[rows]
+        tv = laws.draft_tv()
     accept = np.minimum(1.0, match + (1.0 - match) * ratio)
     return Acceptance(accept, 1.0 - (1.0 - match) * tv)
 
 
-def _acceptance_along(
-    texts: Texts, p_rows: FloatArray, d_rows: FloatArray, match: float, adversary: bool
-) -> Acceptance:
-    """`acceptance` from the laws along the texts (the transformers': no table of rows)."""
-    least = p_rows.argmin(axis=2)
-    if texts.greedy:
-        s, d = p_rows[0], d_rows[0]
-        if adversary:
-            d = np.zeros_like(s)
-            d[np.arange(s.shape[0]), least[0]] = 1.0
-        q = match * s + (1.0 - match) * d
-        hit = (q.argmax(axis=1) == texts.token[0]).astype(np.float64)
-        every = np.broadcast_to(hit, texts.rows.shape)
-        return Acceptance(every, every)
-    if adversary:
-        ratio = np.where(texts.token == least, 1.0 / texts.p, 0.0)
-        tv = 1.0 - np.take_along_axis(p_rows, least[..., None], axis=2)[..., 0]
-    else:
-        ratio = texts.d / texts.p
-        tv = 0.5 * np.abs(p_rows - d_rows).sum(axis=2)
-    accept = np.minimum(1.0, match + (1.0 - match) * ratio)
-    return Acceptance(accept, 1.0 - (1.0 - match) * tv)
+@dataclass(frozen=True, slots=True)
+class _LawsAlong:
+    """What `acceptance` reads of the laws at the texts' contexts: text j's target and draft
+    rows, p's least likely token per position, p there, and TV(p, d) per position."""
+
+    target: Callable[[int], FloatArray]
+    draft: Callable[[int], FloatArray]
+    least: Callable[[], IntArray]
+    p_at: Callable[[IntArray], FloatArray]
+    draft_tv: Callable[[], FloatArray]
+
+
+def _laws_along(texts: Texts, models: TinyModels | None) -> _LawsAlong:
+    """The n-grams' laws looked up in their tables by the texts' rows; the transformers'
+    kept along the texts when they were drawn (a trie has no table)."""
+    p, d = texts.p_rows, texts.d_rows
+    if p is not None and d is not None:
+        return _LawsAlong(
+            target=lambda j: p[j],
+            draft=lambda j: d[j],
+            least=lambda: p.argmin(axis=2),
+            p_at=lambda least: np.take_along_axis(p, least[..., None], axis=2)[..., 0],
+            draft_tv=lambda: 0.5 * np.abs(p - d).sum(axis=2),
+        )
+    m = tiny_models() if models is None else models
+    rows = texts.rows
+    return _LawsAlong(
+        target=lambda j: m.target_rows[rows[j]],
+        draft=lambda j: m.draft_rows[m.prev_of_row[rows[j]]],
+        least=lambda: m.target_argmin[rows],
+        p_at=lambda least: m.target_rows[rows, least],
+        draft_tv=lambda: m.draft_tv[rows],
+    )
 
 
 @dataclass(frozen=True, slots=True)
