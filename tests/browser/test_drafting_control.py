@@ -140,7 +140,7 @@ def test_the_models_switch_live_by_keyboard_and_the_transformer_state_is_axe_cle
     assert answer.value.status == 200
     expect(page).to_have_url(re.compile(r"[?&]models=early-exit(&|$)"))
     note = page.get_by_test_id("drafting-note").first
-    expect(note).to_contain_text("layer-1 exit alone")
+    expect(note).to_contain_text("At match 0.60 the layer-1 exit is blended toward the target")
     # The served request is the transformers': characters, shown as tokens.
     page.goto(f"{SKIPPED}&models=small-draft")
     expect(page.get_by_test_id("drafting")).to_have_attribute("open", "")

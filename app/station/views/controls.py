@@ -218,11 +218,25 @@ def depth_text(width: int) -> Sentence:
 TRANSFORMER_DRAFT = {"early-exit": "layer-1 exit", "small-draft": "1-layer draft"}
 
 
+def transformers_note(s: Settings) -> Sentence:
+    """What drafts for the transformers: the draft model alone, blended toward the target or
+    the target itself (match 1), the adversary in its place, or nothing (prompt lookup)."""
+    draft = TRANSFORMER_DRAFT[s.models]
+    if s.draft_source == "lookup":
+        return say("controls.note.transformers.lookup")
+    if s.draft_source == "adversary":
+        return say("controls.note.transformers.adversary", draft=draft)
+    if s.match == 0:
+        return say("controls.note.transformers.alone", draft=draft)
+    if s.match == 1:
+        return say("controls.note.transformers.same", draft=draft)
+    return say("controls.note.transformers.blended", match=f"{s.match:.2f}", draft=draft)
+
+
 def _notes(s: Settings) -> tuple[Sentence, ...]:
     notes = []
     if s.models != "ngram":
-        draft = TRANSFORMER_DRAFT[s.models]
-        notes.append(say("controls.note.transformers", match=f"{s.match:.2f}", draft=draft))
+        notes.append(transformers_note(s))
     if s.tokens - 1 < s.k:  # a block drafts no further than the request goes (room − 1)
         notes.append(_short_note(s.tokens))
     if s.tree_width == 1 and s.drafting == "distinct" and is_chain(s):

@@ -175,6 +175,9 @@ def test_race_names_every_policy_and_the_querys_own_settings(client: TestClient)
         {"k": 1},
         {"k": 16},
         {"greedy": "on", "verify": "off"},
+        {"models": "early-exit", "match": 0.0},
+        {"models": "small-draft", "repair": "off"},
+        {"models": "early-exit", "verify": "off"},
     ],
     ids=[
         "defaults",
@@ -188,6 +191,9 @@ def test_race_names_every_policy_and_the_querys_own_settings(client: TestClient)
         "k 1",
         "k 16",
         "greedy verify off",
+        "early exit alone",
+        "small draft repair off",
+        "early exit verify off",
     ],
 )
 def test_the_api_and_the_station_give_one_verdict(

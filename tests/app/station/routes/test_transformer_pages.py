@@ -70,3 +70,26 @@ def test_a_request_past_the_trained_positions_is_refused_by_name(client: TestCli
     r = client.get("/api/trace?models=early-exit&tokens=256&k=16&prompt=" + "a" * 100)
     assert r.status_code == 422
     assert "320 positions" in r.text and "models" in r.text
+
+
+@pytest.mark.parametrize(
+    ("state", "says", "never"),
+    [
+        ({"match": 0.0}, "the layer-1 exit alone", "blended"),
+        ({"match": 0.35}, "At match 0.35 the layer-1 exit is blended", "target itself"),
+        ({"match": 1.0}, "the target itself (q = p)", "blended"),
+        ({"match": 0.0, "draft_source": "adversary"}, "adversarial draft replaces", "alone"),
+        ({"draft_source": "lookup"}, "no draft model runs", "layer-1 exit"),
+        ({"match": 0.0, "greedy": True, "verify": False}, "the layer-1 exit alone", "blended"),
+    ],
+)
+def test_the_transformers_note_says_what_drafts_in_each_mode(
+    state: dict[str, object], says: str, never: str
+) -> None:
+    from app.station.views.controls import transformers_note
+    from witness import Settings
+
+    note = str(transformers_note(Settings(models="early-exit", **state)))  # type: ignore[arg-type]
+    assert says in note and never not in note
+    other = str(transformers_note(Settings(models="small-draft", **state)))  # type: ignore[arg-type]
+    assert "layer-1 exit" not in other

@@ -85,6 +85,15 @@ MODES = {
     "h200 t5, the fit alone": "machine=h200&pair=t5-xxl-small",
     "h200 tree, batch 32": "machine=h200&batch=32&tree_width=2",
     "h200 lookup": "machine=h200&draft_source=lookup",
+    # The tiny transformers: every sentence stays true for real models too.
+    "transformers, early exit": "models=early-exit",
+    "transformers, exit alone, k = 16": "models=early-exit&match=0&k=16",
+    "transformers, p = q": "models=early-exit&match=1&k=8",
+    "transformers, repair off": "models=small-draft&repair=off",
+    "transformers, verify off": "models=small-draft&verify=off",
+    "transformers, greedy": "models=small-draft&greedy=on&match=0",
+    "transformers, k = 1, one token": "models=early-exit&k=1&tokens=1",
+    "transformers, exit on the h200": "models=early-exit&machine=h200&context=512",
 }
 
 
