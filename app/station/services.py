@@ -195,8 +195,7 @@ def _first_token_check(key: Settings, mode: Mode, *, cache: RequestCache) -> Fir
 
 
 def _race(key: Settings, *, cache: RequestCache) -> tuple[Race, RaceEnsemble]:
-    # The n-grams' compiled chain keeps no laws; the transformers' blocks read the app's.
-    return race(key, cache=cache), race_ensemble(key, cache=cache)
+    return race(key), race_ensemble(key)  # the compiled chain keeps no laws: no cache
 
 
 def _evaluate(key: Settings, *, cache: RequestCache) -> EvaluationSlice:

@@ -213,26 +213,18 @@ def _grid(seed: int, tokens: int) -> _Grid:
     return _Grid(*(uniforms(seed, t, 0, x) for x in (Stream.DRAFT, Stream.ACCEPT, Stream.FINAL)))
 
 
-def race(settings: Settings, *, cache: RequestCache | None = None) -> Race:
-    """Race every policy on the request ``settings`` serve (its chain), same uniforms.
-
-    ``cache`` keeps the laws the transformers' blocks read (the n-grams' compiled chain keeps
-    none); without one, the policies share a cache made for this call."""
+def race(settings: Settings) -> Race:
+    """Race every policy on the request ``settings`` serve (its chain), same uniforms."""
     s = raced_chain(settings)
     grid = _grid(s.seed, s.tokens)
-    cache = RequestCache() if cache is None else cache
-    runs = tuple(_race_on(p, s, grid, cache=cache) for p in POLICIES)
+    runs = tuple(_race_on(p, s, grid) for p in POLICIES)
     return Race(settings, s, runs, price(s, 1), mode_of(s.verify, s.repair) == "lossless")
 
 
-def race_ensemble(
-    settings: Settings, n: int | None = None, *, cache: RequestCache | None = None
-) -> RaceEnsemble:
+def race_ensemble(settings: Settings, n: int | None = None) -> RaceEnsemble:
     """Each policy's speedup over ``n`` seeded requests (`ensemble_seeds`; by default as many
-    as the station's ensembles use for this length), from which every verdict is drawn.
-    ``cache`` as for `race`: the seeds' requests share one."""
+    as the station's ensembles use for this length), from which every verdict is drawn."""
     s = raced_chain(settings)
-    cache = RequestCache() if cache is None else cache
     seeds = ensemble_seeds(s.seed, ensemble_size(s.tokens) if n is None else n)
     values: dict[Policy, list[float]] = {p: [] for p in POLICIES}
     costs: dict[Policy, list[float]] = {p: [] for p in POLICIES}
@@ -240,7 +232,7 @@ def race_ensemble(
         one = s.model_copy(update={"seed": seed})
         grid = _grid(seed, s.tokens)
         for p in POLICIES:
-            run = _race_on(p, one, grid, cache=cache)
+            run = _race_on(p, one, grid)
             values[p].append(float("inf") if run.speedup is None else run.speedup)
             costs[p].append(run.cost)
     return RaceEnsemble(
@@ -321,7 +313,6 @@ def _race_on(
     *,
     peek: bool = False,
     blocks: BlockServer | None = None,
-    cache: RequestCache | None = None,
 ) -> PolicyRun:
     """Serve ``s`` under ``policy`` with the position-keyed uniforms of ``grid``.
 
@@ -335,7 +326,7 @@ def _race_on(
         blocks = (
             _Blocks(s, grid, _stop(policy, s, peek))
             if compiled_chain(s)
-            else LawBlocks(policy, s, grid, RequestCache() if cache is None else cache, peek)
+            else LawBlocks(policy, s, grid, RequestCache(models=s.models), peek)
         )
     out: list[int] = []
     planner = _Planner(policy, s)
